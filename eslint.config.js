@@ -1,0 +1,103 @@
+// Folder boundaries from docs/ARCHITECTURE.md, enforced here rather than by hope. Data flows one way:
+// corpus → search → mcp → http; auth is framework-free and http adapts it.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+const hono = { group: ['hono', 'hono/*', '@hono/*'], message: 'Only src/http/ may import hono.' };
+const folder = (name, why) => ({
+  group: [`../${name}`, `../${name}/*`, `../../${name}`, `../../${name}/*`],
+  message: why,
+});
+const restrict = (...patterns) => ['error', { patterns }];
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportAllDeclaration', message: 'Use named exports, not export *.' },
+        { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' },
+      ],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/main.ts'],
+    rules: { 'no-console': 'error' },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/config.ts', 'src/**/*.test.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Only src/config.ts reads the environment.' },
+      ],
+    },
+  },
+  {
+    files: ['src/corpus/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        hono,
+        folder('search', 'corpus/ turns files into documents and knows nothing of search.'),
+        folder('mcp', 'corpus/ knows nothing of MCP.'),
+        folder('http', 'corpus/ knows nothing of HTTP.'),
+        folder('auth', 'corpus/ knows nothing of auth.'),
+        { group: ['@modelcontextprotocol/*'], message: 'corpus/ knows nothing of MCP.' },
+      ),
+    },
+  },
+  {
+    files: ['src/search/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        hono,
+        { ...folder('corpus', 'search/ is pure: it may use corpus types, never its I/O.'), allowTypeImports: true },
+        folder('mcp', 'search/ knows nothing of MCP.'),
+        folder('http', 'search/ knows nothing of HTTP.'),
+        folder('auth', 'search/ knows nothing of auth.'),
+        { group: ['../config', '../config.js'], message: 'search/ gets typed options, never config.' },
+        { group: ['node:fs', 'node:fs/*', 'fs', 'node:http', 'node:net', '@modelcontextprotocol/*'], message: 'search/ does no I/O.' },
+      ),
+    },
+  },
+  {
+    files: ['src/mcp/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        hono,
+        folder('http', 'mcp/ knows nothing of HTTP routing.'),
+        { group: ['node:fs', 'node:fs/*', 'fs'], message: 'mcp/ serves from the index, never from disk.' },
+      ),
+    },
+  },
+  {
+    files: ['src/auth/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        hono,
+        folder('http', 'auth/ is framework-free.'),
+        folder('mcp', 'auth/ knows nothing of MCP servers.'),
+        folder('search', 'auth/ knows nothing of search.'),
+        folder('corpus', 'auth/ knows nothing of the corpus.'),
+      ),
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'scripts/**/*.ts', '**/*.test.ts'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+);
