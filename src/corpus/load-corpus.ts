@@ -1,0 +1,119 @@
+import { realpath, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { CorpusError } from './corpus-error.js';
+import type { CorpusWarning, Document, LoadedCorpus, SkippedFile } from './document.js';
+import { readDocument } from './read-document.js';
+import { compare, describeError, walkCorpus, type FileCandidate } from './walk-corpus.js';
+
+export interface LoadCorpusOptions {
+  /** Files larger than this many bytes are skipped. Default 10 MB (10 × 1024 × 1024); at least 1. */
+  maxFileBytes?: number;
+  /** Files read at the same time. Default 16; at least 1. Bounds open file handles and memory. */
+  concurrency?: number;
+}
+
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+const DEFAULT_CONCURRENCY = 16;
+const WHAT_TO_INDEX = 'a folder of .md, .markdown, .txt or .rst files';
+
+/**
+ * Loads every indexable file under `root` into memory.
+ *
+ * Indexes `.md`, `.markdown`, `.txt` and `.rst` files (extension compared case-insensitively) in all
+ * nested folders, and records everything else under the root in `skipped` with a reason: other file
+ * types, hidden files and folders, node_modules, symbolic links leading outside the root, files over the
+ * size limit, binary files, text that is not UTF-8, and empty files.
+ *
+ * @throws CorpusError when the root does not exist, is not a folder, cannot be read, or yields no
+ *   documents: the server must refuse to start rather than serve an empty index.
+ */
+export async function loadCorpus(root: string, options: LoadCorpusOptions = {}): Promise<LoadedCorpus> {
+  const { maxFileBytes = DEFAULT_MAX_FILE_BYTES, concurrency = DEFAULT_CONCURRENCY } = options;
+  if (!Number.isSafeInteger(maxFileBytes) || maxFileBytes < 1) {
+    throw new RangeError(`maxFileBytes must be a positive integer number of bytes, got ${String(maxFileBytes)}`);
+  }
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(`concurrency must be a positive integer, got ${String(concurrency)}`);
+  }
+
+  const absolute = resolve(root);
+  const named = root === absolute ? absolute : `${absolute} (from "${root}")`;
+  const fail = (code: CorpusError['code'], cause: string, todo: string, error?: unknown): CorpusError =>
+    new CorpusError(code, absolute, `CORPUS_DIR ${named} ${cause}: ${todo}`, { cause: error });
+
+  let rootReal: string;
+  try {
+    const info = await stat(absolute);
+    if (!info.isDirectory()) {
+      throw fail('not_a_directory', 'is a file, not a folder', `set CORPUS_DIR to ${WHAT_TO_INDEX}`);
+    }
+    rootReal = await realpath(absolute);
+  } catch (error) {
+    if (error instanceof CorpusError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      throw fail('not_found', 'does not exist', `set CORPUS_DIR to ${WHAT_TO_INDEX}`, error);
+    }
+    throw unreadable(error);
+  }
+
+  let walked: Awaited<ReturnType<typeof walkCorpus>>;
+  try {
+    walked = await walkCorpus(rootReal);
+  } catch (error) {
+    throw unreadable(error);
+  }
+
+  const documents: Document[] = [];
+  const warnings: CorpusWarning[] = [];
+  const skipped: SkippedFile[] = [...walked.skipped];
+  await forEachConcurrently(walked.files, concurrency, async (file: FileCandidate) => {
+    const outcome = await readDocument(file, maxFileBytes);
+    if (outcome.kind === 'skipped') {
+      skipped.push(outcome.skipped);
+      return;
+    }
+    documents.push(outcome.document);
+    if (outcome.warning) warnings.push(outcome.warning);
+  });
+
+  documents.sort((a, b) => compare(a.source, b.source));
+  skipped.sort((a, b) => compare(a.path, b.path));
+  warnings.sort((a, b) => compare(a.path, b.path));
+
+  if (documents.length === 0) {
+    const found = skipped.length === 0 ? 'is empty' : `contains no documents to index (${summarise(skipped)})`;
+    throw fail('no_documents', found, `add .md, .markdown, .txt or .rst files to it, or set CORPUS_DIR to another folder`);
+  }
+  return { root: absolute, documents, skipped, warnings };
+
+  function unreadable(error: unknown): CorpusError {
+    return fail(
+      'unreadable',
+      `cannot be read (${describeError(error)})`,
+      `give the server's user read access to it, or set CORPUS_DIR to ${WHAT_TO_INDEX}`,
+      error,
+    );
+  }
+}
+
+/** "3 skipped: 2 × unsupported file type .pdf …, 1 × hidden folder", most frequent reasons first. */
+function summarise(skipped: readonly SkippedFile[]): string {
+  const counts = new Map<string, number>();
+  for (const { reason } of skipped) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  const top = [...counts].sort((a, b) => b[1] - a[1] || compare(a[0], b[0]));
+  const shown = top.slice(0, 3).map(([reason, count]) => `${count} × ${reason}`);
+  if (top.length > 3) shown.push(`${top.length - 3} other reasons`);
+  return `${skipped.length} skipped: ${shown.join('; ')}`;
+}
+
+async function forEachConcurrently<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

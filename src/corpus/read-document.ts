@@ -1,0 +1,82 @@
+import { open } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import type { CorpusWarning, Document, SkippedFile } from './document.js';
+import { parseFrontMatter } from './front-matter.js';
+import { headingTitle } from './heading-title.js';
+import { describeError, type FileCandidate } from './walk-corpus.js';
+
+export type ReadOutcome =
+  | { kind: 'document'; document: Document; warning?: CorpusWarning }
+  | { kind: 'skipped'; skipped: SkippedFile };
+
+// Decodes strictly: one invalid byte sequence rejects the file rather than smuggling U+FFFD into
+// the index. The default ignoreBOM: false drops a leading byte order mark (see Document.text).
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Reads one candidate file and turns it into a Document, or says why it cannot be one. */
+export async function readDocument(candidate: FileCandidate, maxFileBytes: number): Promise<ReadOutcome> {
+  const { source } = candidate;
+  const skip = (reason: string): ReadOutcome => ({ kind: 'skipped', skipped: { path: source, reason } });
+
+  let bytes: Buffer;
+  try {
+    const handle = await open(candidate.absolutePath, 'r');
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) return skip('not a regular file (device, socket or pipe)');
+      if (info.size > maxFileBytes) return skip(tooLarge(info.size, maxFileBytes));
+      bytes = await handle.readFile();
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    return skip(`could not be read (${describeError(error)})`);
+  }
+  // The file may have grown between stat and read.
+  if (bytes.length > maxFileBytes) return skip(tooLarge(bytes.length, maxFileBytes));
+  if (bytes.length === 0) return skip('empty file');
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    return skip('UTF-16 text (only UTF-8 is read: save the file as UTF-8)');
+  }
+  if (bytes.includes(0)) return skip('binary file (contains NUL bytes)');
+
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    return skip('not valid UTF-8 (save the file as UTF-8)');
+  }
+
+  const frontMatter = parseFrontMatter(text);
+  const { bodyStart } = frontMatter;
+  if (text.slice(bodyStart).trim() === '') {
+    return skip(bodyStart > 0 ? 'no text after the front matter' : 'empty file (only whitespace)');
+  }
+  const title =
+    frontMatter.title ??
+    headingTitle(text, bodyStart, candidate.format) ??
+    basename(source, extname(source));
+
+  const document: Document = { source, title, text, bodyStart, bytes: bytes.length };
+  return frontMatter.error === undefined
+    ? { kind: 'document', document }
+    : { kind: 'document', document, warning: { path: source, message: frontMatter.error } };
+}
+
+function tooLarge(size: number, limit: number): string {
+  return `larger than the ${formatBytes(limit)} limit (${formatBytes(size)})`;
+}
+
+/** Binary units, as `ls -h` and most file managers show them: 1 MB = 1024 × 1024 bytes. */
+export function formatBytes(bytes: number): string {
+  const units = ['bytes', 'KB', 'MB', 'GB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  if (unit === 0) return `${bytes} bytes`;
+  const rounded = Math.round(value * 10) / 10;
+  return `${Number.isInteger(rounded) ? rounded.toFixed(0) : rounded.toFixed(1)} ${units[unit]}`;
+}

@@ -1,0 +1,157 @@
+import { readdir, realpath, stat } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { extname, join, sep } from 'node:path';
+import type { SkippedFile } from './document.js';
+import type { TextFormat } from './heading-title.js';
+
+/** A file the walk decided to read. */
+export interface FileCandidate {
+  /** Where to read it (symbolic links already resolved). */
+  absolutePath: string;
+  /** Path relative to the root, '/'-separated: the document's `source`. */
+  source: string;
+  format: TextFormat;
+}
+
+export interface WalkResult {
+  files: FileCandidate[];
+  skipped: SkippedFile[];
+}
+
+/** Indexed extensions (compared case-insensitively) and how their headings are written. */
+export const FORMATS: Readonly<Record<string, TextFormat>> = {
+  '.md': 'markdown',
+  '.markdown': 'markdown',
+  '.txt': 'text',
+  '.rst': 'restructuredtext',
+};
+const INDEXED = '.md, .markdown, .txt and .rst';
+
+interface Folder {
+  real: string;
+  /** '' for the root, else the '/'-separated relative path without a trailing slash. */
+  source: string;
+}
+
+/**
+ * Walks `rootReal` (an already resolved real path) and sorts every entry into files to read or skipped
+ * entries with a reason. Hidden entries and node_modules are recorded once, never descended into.
+ * Symbolic links are followed only when they resolve inside the root; a folder is walked at most once,
+ * which both breaks link loops and avoids indexing the same files twice. Real folders are walked before
+ * any folder reached through a link, so a file keeps the source of its real location.
+ *
+ * Throws the underlying error if the root itself cannot be read.
+ */
+export async function walkCorpus(rootReal: string): Promise<WalkResult> {
+  const files: FileCandidate[] = [];
+  const skipped: SkippedFile[] = [];
+  const visited = new Set<string>();
+  const folders: Folder[] = [{ real: rootReal, source: '' }];
+  const linkedFolders: Folder[] = [];
+
+  const inside = (real: string): boolean => real === rootReal || real.startsWith(rootReal + sep);
+  const relative = (folder: Folder, name: string): string => (folder.source === '' ? name : `${folder.source}/${name}`);
+
+  for (let folder = folders.shift(); folder; folder = folders.shift() ?? linkedFolders.shift()) {
+    if (visited.has(folder.real)) {
+      skipped.push({ path: `${folder.source}/`, reason: 'symbolic link to a folder that is already indexed' });
+      continue;
+    }
+    visited.add(folder.real);
+
+    let entries: Dirent[];
+    try {
+      entries = await readdir(folder.real, { withFileTypes: true });
+    } catch (error) {
+      if (folder.source === '') throw error;
+      skipped.push({ path: `${folder.source}/`, reason: `folder could not be read (${describeError(error)})` });
+      continue;
+    }
+    entries.sort((a, b) => compare(a.name, b.name));
+
+    for (const entry of entries) {
+      const source = relative(folder, entry.name);
+      const absolute = join(folder.real, entry.name);
+      if (entry.name.startsWith('.')) {
+        skipped.push(entry.isDirectory() ? { path: `${source}/`, reason: 'hidden folder' } : { path: source, reason: 'hidden file' });
+        continue;
+      }
+      if (entry.name === 'node_modules') {
+        skipped.push({ path: `${source}/`, reason: 'node_modules folder (installed packages, not documents)' });
+        continue;
+      }
+
+      let isDirectory = entry.isDirectory();
+      let isFile = entry.isFile();
+      let target = absolute;
+      if (entry.isSymbolicLink()) {
+        try {
+          target = await realpath(absolute);
+        } catch (error) {
+          skipped.push({ path: source, reason: linkError(error) });
+          continue;
+        }
+        if (!inside(target)) {
+          // The target is deliberately not named: skip reasons are shown to clients.
+          skipped.push({ path: source, reason: 'symbolic link leads outside the corpus folder' });
+          continue;
+        }
+        try {
+          const info = await stat(target);
+          isDirectory = info.isDirectory();
+          isFile = info.isFile();
+        } catch (error) {
+          skipped.push({ path: source, reason: linkError(error) });
+          continue;
+        }
+        if (isDirectory) {
+          linkedFolders.push({ real: target, source });
+          continue;
+        }
+      }
+
+      if (isDirectory) {
+        folders.push({ real: target, source });
+      } else if (!isFile) {
+        skipped.push({ path: source, reason: 'not a regular file (device, socket or pipe)' });
+      } else {
+        const extension = extname(entry.name);
+        const format = FORMATS[extension.toLowerCase()];
+        if (format) files.push({ absolutePath: target, source, format });
+        else if (extension === '') skipped.push({ path: source, reason: `no file extension (indexed: ${INDEXED})` });
+        else skipped.push({ path: source, reason: `unsupported file type ${extension} (indexed: ${INDEXED})` });
+      }
+    }
+  }
+  return { files, skipped };
+}
+
+/** Code-unit order: the same on every machine, unlike localeCompare. */
+export function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function linkError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'broken symbolic link (its target does not exist)';
+  if (code === 'ELOOP') return 'symbolic link loop';
+  return `symbolic link could not be followed (${describeError(error)})`;
+}
+
+/** A short, path-free description of a file system error. */
+export function describeError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'ENOENT':
+      return 'it disappeared while loading';
+    case 'EISDIR':
+      return 'it is a folder';
+    case undefined:
+      return error instanceof Error ? error.message : String(error);
+    default:
+      return code;
+  }
+}
