@@ -1,0 +1,181 @@
+import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import { AuthError } from './auth-error.js';
+import { discoverJwksUri } from './authorization-server-metadata.js';
+import type { FetchLike } from './authorization-server-metadata.js';
+import type { Principal } from './principal.js';
+
+/**
+ * The only signature algorithms accepted: asymmetric ones. Never `none`, and never HMAC (`HS*`),
+ * which would let anyone holding the public key — that is, everyone — mint tokens.
+ */
+export const ALLOWED_JWT_ALGORITHMS = Object.freeze([
+  'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA',
+] as const);
+
+export interface OAuthVerifierOptions {
+  /** Expected `iss`, exactly as the authorization server writes it (`OAUTH_ISSUER`). */
+  issuer: string;
+  /** Expected `aud` (RFC 8707): this server's canonical resource URL, e.g. `https://host/mcp`. */
+  audience: string;
+  /** JWKS location (`OAUTH_JWKS_URL`); default: the `jwks_uri` discovered from the issuer's metadata. */
+  jwksUrl?: string;
+  /** Scopes every token must carry (`OAUTH_REQUIRED_SCOPES`). Default none. */
+  requiredScopes?: readonly string[];
+  /** Allowed clock skew for `exp`/`nbf`, in seconds. Default 30, range 0–300. */
+  clockToleranceSeconds?: number;
+  /**
+   * Minimum time between JWKS refetches triggered by an unknown `kid`, in milliseconds (jose's
+   * `cooldownDuration`). Default 30000. A rotated-in key is picked up on the first token that uses it
+   * once the cooldown since the last fetch has passed.
+   */
+  jwksCooldownMs?: number;
+  /** How long the JWKS is trusted before a refetch, in milliseconds (jose's `cacheMaxAge`). Default 600000. */
+  jwksMaxAgeMs?: number;
+  /** Timeout for metadata and JWKS requests, in milliseconds. Default 5000. */
+  timeoutMs?: number;
+  /** Fetch used for metadata discovery. Default: the global fetch. */
+  fetch?: FetchLike;
+}
+
+export interface OAuthVerifier {
+  /** Verifies a JWT access token → principal; throws AuthError. */
+  verify(token: string): Promise<Principal>;
+}
+
+function scopesOf(payload: JWTPayload): string[] {
+  // RFC 9068 / RFC 8693 `scope`: space-separated string; some IdPs (Okta, Azure) use an `scp` array.
+  if (typeof payload.scope === 'string') return payload.scope.split(' ').filter((s) => s !== '');
+  if (Array.isArray(payload.scp)) return payload.scp.filter((s): s is string => typeof s === 'string');
+  if (typeof payload.scp === 'string') return payload.scp.split(' ').filter((s) => s !== '');
+  return [];
+}
+
+function stringClaim(payload: JWTPayload, name: string): string | undefined {
+  const value = payload[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Turns jose's errors into AuthErrors whose message says what was wrong, never what the token was. */
+function toAuthError(error: unknown, options: { issuer: string; audience: string }): AuthError {
+  if (error instanceof AuthError) return error;
+  if (error instanceof errors.JWTExpired) {
+    const exp = error.payload.exp;
+    const when = typeof exp === 'number' ? ` at ${new Date(exp * 1000).toISOString()}` : '';
+    return new AuthError('invalid_token', `the token expired${when}; obtain a new one`);
+  }
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'aud') {
+      return new AuthError(
+        'invalid_token',
+        `the token's audience is not ${options.audience}; request a token for this resource (RFC 8707 resource=${options.audience})`,
+      );
+    }
+    if (error.claim === 'iss') return new AuthError('invalid_token', `the token was not issued by ${options.issuer}`);
+    if (error.reason === 'missing') return new AuthError('invalid_token', `the token has no "${error.claim}" claim`);
+    return new AuthError('invalid_token', `the token's "${error.claim}" claim is not acceptable (${error.reason})`);
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed) {
+    return new AuthError('invalid_token', `the token's signature algorithm is not accepted; accepted: ${ALLOWED_JWT_ALGORITHMS.join(', ')}`);
+  }
+  if (error instanceof errors.JWKSNoMatchingKey) {
+    return new AuthError('invalid_token', `no key of ${options.issuer} matches the token's key id`);
+  }
+  if (error instanceof errors.JWKSMultipleMatchingKeys) {
+    return new AuthError('invalid_token', 'the token names no key id and several keys could match');
+  }
+  if (error instanceof errors.JWSSignatureVerificationFailed) {
+    return new AuthError('invalid_token', 'the token signature is invalid');
+  }
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || error instanceof TypeError ||
+      (error instanceof errors.JOSEError && error.code === 'ERR_JOSE_GENERIC')) {
+    // Network failures, a non-200 or unparseable JWKS: the key set is unavailable, not the token bad.
+    return new AuthError('temporarily_unavailable', `could not fetch the signing keys of ${options.issuer}: ${(error as Error).message}`, { cause: error });
+  }
+  if (error instanceof errors.JOSEError) {
+    return new AuthError('invalid_token', 'the token is not a valid signed JWT');
+  }
+  return new AuthError('temporarily_unavailable', `token verification failed unexpectedly: ${String(error)}`, { cause: error });
+}
+
+/**
+ * An OAuth 2.1 resource server's token check: JWT access tokens verified with jose against the
+ * issuer's JWKS — signature, issuer, audience (RFC 8707), a required `exp`, and an allow-list of
+ * asymmetric algorithms — then the required scopes. The JWKS location is discovered lazily on the
+ * first token (so the server starts even while the IdP is down); a failed discovery is retried on
+ * the next token.
+ */
+export function createOAuthVerifier({
+  issuer,
+  audience,
+  jwksUrl,
+  requiredScopes = [],
+  clockToleranceSeconds = 30,
+  jwksCooldownMs = 30_000,
+  jwksMaxAgeMs = 600_000,
+  timeoutMs = 5000,
+  fetch: fetchImpl,
+}: OAuthVerifierOptions): OAuthVerifier {
+  if (!URL.canParse(issuer)) throw new TypeError(`OAuth issuer ${JSON.stringify(issuer)} is not an absolute URL`);
+  if (audience === '') throw new TypeError('OAuth audience must not be empty');
+  if (jwksUrl !== undefined && !URL.canParse(jwksUrl)) throw new TypeError(`JWKS URL ${JSON.stringify(jwksUrl)} is not an absolute URL`);
+  if (!(clockToleranceSeconds >= 0 && clockToleranceSeconds <= 300)) {
+    throw new RangeError(`clock tolerance ${clockToleranceSeconds}s is outside 0–300`);
+  }
+
+  const remoteOptions = { cooldownDuration: jwksCooldownMs, cacheMaxAge: jwksMaxAgeMs, timeoutDuration: timeoutMs };
+  let keySet: Promise<JWTVerifyGetKey> | undefined =
+    jwksUrl === undefined ? undefined : Promise.resolve(createRemoteJWKSet(new URL(jwksUrl), remoteOptions));
+
+  const getKeySet = (): Promise<JWTVerifyGetKey> => {
+    if (keySet === undefined) {
+      const pending = discoverJwksUri(issuer, { timeoutMs, ...(fetchImpl ? { fetch: fetchImpl } : {}) }).then((uri) =>
+        createRemoteJWKSet(new URL(uri), remoteOptions),
+      );
+      keySet = pending;
+      // Forget a failure so the next token retries discovery.
+      pending.catch(() => {
+        if (keySet === pending) keySet = undefined;
+      });
+    }
+    return keySet;
+  };
+
+  return {
+    async verify(token) {
+      let payload: JWTPayload;
+      try {
+        const jwks = await getKeySet();
+        ({ payload } = await jwtVerify(token, jwks, {
+          issuer,
+          audience,
+          algorithms: [...ALLOWED_JWT_ALGORITHMS],
+          requiredClaims: ['exp'],
+          clockTolerance: clockToleranceSeconds,
+        }));
+      } catch (error) {
+        throw toAuthError(error, { issuer, audience });
+      }
+
+      const clientId = stringClaim(payload, 'client_id') ?? stringClaim(payload, 'azp');
+      const subject = stringClaim(payload, 'sub') ?? clientId;
+      if (subject === undefined) {
+        throw new AuthError('invalid_token', 'the token has neither a "sub" nor a "client_id" claim to identify its holder');
+      }
+      const scopes = scopesOf(payload);
+      const missing = requiredScopes.filter((scope) => !scopes.includes(scope));
+      if (missing.length > 0) {
+        throw new AuthError('insufficient_scope', `the token lacks the scope ${missing.join(' ')}; request a token with scope "${requiredScopes.join(' ')}"`, {
+          requiredScopes,
+        });
+      }
+      return {
+        id: `oauth:${subject}`,
+        kind: 'oauth',
+        scopes,
+        ...(clientId === undefined ? {} : { clientId }),
+        ...(typeof payload.exp === 'number' ? { expiresAt: payload.exp } : {}),
+      };
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { createStaticTokens, principalIdForToken, StaticTokenConfigError } from './static-tokens.js';
+
+const alice = 'a'.repeat(24) + '0123456789abcdef';
+const bob = 'b'.repeat(24) + 'fedcba9876543210';
+
+describe('createStaticTokens', () => {
+  describe('match', () => {
+    it('returns a static principal for each configured token and nothing for any other', () => {
+      const tokens = createStaticTokens([alice, bob]);
+      expect(tokens.match(alice)).toEqual({ id: principalIdForToken(alice), kind: 'static', scopes: [] });
+      expect(tokens.match(bob)?.id).toBe(principalIdForToken(bob));
+      expect(tokens.match(alice + 'x')).toBeUndefined();
+      expect(tokens.match(alice.slice(0, -1))).toBeUndefined();
+      expect(tokens.match('')).toBeUndefined();
+    });
+
+    it('does not hand out a principal object that a caller could mutate for the next request', () => {
+      const tokens = createStaticTokens([alice]);
+      tokens.match(alice)!.scopes.push('admin');
+      expect(tokens.match(alice)!.scopes).toEqual([]);
+    });
+  });
+
+  describe('validation', () => {
+    it('refuses short tokens at construction, naming the entry by position and never by value', () => {
+      const short = 'too-short-secret';
+      expect(() => createStaticTokens([alice, short], { label: 'AUTH_TOKENS' })).toThrow(StaticTokenConfigError);
+      try {
+        createStaticTokens([alice, short], { label: 'AUTH_TOKENS' });
+      } catch (error) {
+        expect((error as Error).message).toContain('AUTH_TOKENS entry 2');
+        expect((error as Error).message).not.toContain(short);
+      }
+    });
+
+    it('refuses tokens with characters an Authorization header cannot carry', () => {
+      expect(() => createStaticTokens([alice + ' space'])).toThrow(/entry 1 contains characters/);
+    });
+  });
+});
+
+describe('principalIdForToken', () => {
+  it('is stable, short, and does not contain the token', () => {
+    const id = principalIdForToken(alice);
+    expect(id).toBe(principalIdForToken(alice));
+    expect(id).toMatch(/^token:[0-9a-f]{12}$/);
+    expect(id).not.toBe(principalIdForToken(bob));
+    expect(alice).not.toContain(id.slice(6));
+  });
+});
