@@ -1,0 +1,206 @@
+// Every Prometheus metric the server exposes, on a registry owned by one app instance. No global
+// default registry: tests start several apps in one process, and each must count only its own work.
+// Label values come from fixed sets only (route patterns, known tool names, enumerated reasons) so
+// no query, path, id or token can ever become a label, and cardinality stays bounded.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The tools the server registers; any other name is counted as 'unknown'. */
+export const KNOWN_TOOLS = ['search_documents', 'get_chunk', 'get_document', 'list_documents'] as const;
+
+/** ok: the tool answered; tool_error: it answered with isError:true; protocol_error: JSON-RPC error. */
+export const TOOL_OUTCOMES = ['ok', 'tool_error', 'protocol_error'] as const;
+export type ToolOutcome = (typeof TOOL_OUTCOMES)[number];
+
+/** Why a session ended: LRU cap, idle TTL, client DELETE, or server shutdown. */
+export const SESSION_END_REASONS = ['evicted', 'expired', 'deleted', 'shutdown'] as const;
+export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
+
+/** Why a request was refused by auth; anything else is counted as 'other'. */
+export const AUTH_FAILURE_REASONS = [
+  'missing_token',
+  'invalid_token',
+  'insufficient_scope',
+  'session_principal_mismatch',
+  'metrics_token',
+] as const;
+export type AuthFailureReason = (typeof AUTH_FAILURE_REASONS)[number];
+
+const HTTP_METHODS = new Set(['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS']);
+
+/** Seconds; spans a cached search (~ms) up to a slow first call waiting for the index. */
+const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Hits per search; top_k is at most 50. */
+const RESULT_COUNT_BUCKETS = [0, 1, 2, 3, 5, 10, 20, 50];
+
+export interface IndexGaugeValues {
+  documents: number;
+  chunks: number;
+  terms: number;
+  buildSeconds: number;
+}
+
+export interface CreateMetricsOptions {
+  /** Tool names accepted as label values. Default `KNOWN_TOOLS`. */
+  toolNames?: readonly string[];
+  /** Register prom-client's process and Node runtime metrics (heap, GC, event loop lag, fds). Default true. */
+  defaultMetrics?: boolean;
+  /** Wall-clock time the process booted, in ms since the epoch. Default `Date.now()` at creation. */
+  bootTimeMs?: number;
+}
+
+export interface ToolCallRecord {
+  tool: string;
+  outcome: ToolOutcome;
+  durationSeconds: number;
+  /** Hits returned, for search_documents calls that answered; omitted otherwise. */
+  resultCount?: number;
+}
+
+/** The metrics of one app instance: the registry to expose plus typed recorders for each event. */
+export interface Metrics {
+  readonly registry: Registry;
+  /** HTTP request finished (or failed). `route` must be a registered pattern, never a raw path. */
+  recordHttpRequest(method: string, route: string, status: number, durationSeconds: number): void;
+  recordToolCall(call: ToolCallRecord): void;
+  recordSessionCreated(): void;
+  recordSessionEnded(reason: SessionEndReason): void;
+  /** Read the live session count from its source of truth at scrape time (e.g. the cache's size). */
+  observeActiveSessions(read: () => number): void;
+  recordAuthFailure(reason: string): void;
+  setIndexStats(stats: IndexGaugeValues): void;
+  /** The exposition in Prometheus text format, and its content type. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+/** Maps a method to a fixed set so a client cannot mint label values with odd verbs. */
+export function methodLabel(method: string): string {
+  const upper = method.toUpperCase();
+  return HTTP_METHODS.has(upper) ? upper : 'OTHER';
+}
+
+export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
+  const { toolNames = KNOWN_TOOLS, defaultMetrics = true, bootTimeMs = Date.now() } = options;
+  const tools = new Set(toolNames);
+  const authReasons = new Set<string>(AUTH_FAILURE_REASONS);
+  const registry = new Registry();
+  const registers = [registry];
+
+  const httpRequests = new Counter({
+    name: 'corpus_mcp_http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers,
+  });
+  const httpDuration = new Histogram({
+    name: 'corpus_mcp_http_request_duration_seconds',
+    help: 'Time to produce the response headers, by route pattern, method and status. Streams (SSE) are timed to their first byte, not their end.',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const toolCalls = new Counter({
+    name: 'corpus_mcp_tool_calls_total',
+    help: 'MCP tool calls, by tool and outcome (ok, tool_error, protocol_error).',
+    labelNames: ['tool', 'outcome'] as const,
+    registers,
+  });
+  const toolDuration = new Histogram({
+    name: 'corpus_mcp_tool_call_duration_seconds',
+    help: 'MCP tool call latency, by tool and outcome.',
+    labelNames: ['tool', 'outcome'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const searchResults = new Histogram({
+    name: 'corpus_mcp_search_results',
+    help: 'Results returned per search_documents call.',
+    buckets: RESULT_COUNT_BUCKETS,
+    registers,
+  });
+  let activeSource: (() => number) | undefined;
+  let activeCount = 0;
+  new Gauge({
+    name: 'corpus_mcp_sessions_active',
+    help: 'MCP sessions currently open.',
+    registers,
+    collect() {
+      this.set(activeSource ? activeSource() : activeCount);
+    },
+  });
+  const sessionsCreated = new Counter({
+    name: 'corpus_mcp_sessions_created_total',
+    help: 'MCP sessions created.',
+    registers,
+  });
+  const sessionsEnded = new Counter({
+    name: 'corpus_mcp_sessions_ended_total',
+    help: 'MCP sessions ended, by reason (evicted by the cap, expired idle, deleted by the client, shutdown).',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  const authFailures = new Counter({
+    name: 'corpus_mcp_auth_failures_total',
+    help: 'Requests refused by authentication or authorization, by reason.',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  const indexDocuments = new Gauge({ name: 'corpus_mcp_index_documents', help: 'Documents in the index.', registers });
+  const indexChunks = new Gauge({ name: 'corpus_mcp_index_chunks', help: 'Chunks in the index.', registers });
+  const indexTerms = new Gauge({ name: 'corpus_mcp_index_terms', help: 'Distinct terms in the index.', registers });
+  const indexBuild = new Gauge({
+    name: 'corpus_mcp_index_build_seconds',
+    help: 'Seconds taken to load the corpus and build the index.',
+    registers,
+  });
+  const indexReady = new Gauge({ name: 'corpus_mcp_index_ready', help: '1 once the index is built, else 0.', registers });
+  const boot = new Gauge({
+    name: 'corpus_mcp_boot_timestamp_seconds',
+    help: 'Unix time the server booted.',
+    registers,
+  });
+  boot.set(bootTimeMs / 1000);
+  indexReady.set(0);
+  // Pre-create the session series so dashboards see 0 rather than "no data" before the first event.
+  for (const reason of SESSION_END_REASONS) sessionsEnded.inc({ reason }, 0);
+
+  if (defaultMetrics) collectDefaultMetrics({ register: registry });
+
+  return {
+    registry,
+    recordHttpRequest(method, route, status, durationSeconds) {
+      const labels = { route: route || 'unmatched', method: methodLabel(method), status: String(status) };
+      httpRequests.inc(labels);
+      httpDuration.observe(labels, durationSeconds);
+    },
+    recordToolCall({ tool, outcome, durationSeconds, resultCount }) {
+      const labels = { tool: tools.has(tool) ? tool : 'unknown', outcome };
+      toolCalls.inc(labels);
+      toolDuration.observe(labels, durationSeconds);
+      if (resultCount !== undefined) searchResults.observe(resultCount);
+    },
+    recordSessionCreated() {
+      activeCount += 1;
+      sessionsCreated.inc();
+    },
+    recordSessionEnded(reason) {
+      activeCount = Math.max(0, activeCount - 1);
+      sessionsEnded.inc({ reason });
+    },
+    observeActiveSessions(read) {
+      activeSource = read;
+    },
+    recordAuthFailure(reason) {
+      authFailures.inc({ reason: authReasons.has(reason) ? reason : 'other' });
+    },
+    setIndexStats(stats) {
+      indexDocuments.set(stats.documents);
+      indexChunks.set(stats.chunks);
+      indexTerms.set(stats.terms);
+      indexBuild.set(stats.buildSeconds);
+      indexReady.set(1);
+    },
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}

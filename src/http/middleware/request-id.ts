@@ -1,0 +1,87 @@
+// Gives every request an id, a logger bound to it, and one summary line when it ends. The logger
+// travels in an AsyncLocalStorage so code that never sees the Hono context (tool handlers reached
+// through the MCP transport) still writes lines carrying the same request id.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
+import type { AppLogger } from '../../logger.js';
+
+/** What a request carries while it runs. `logger` is re-bound as more becomes known (principal, session). */
+export interface RequestContext {
+  readonly requestId: string;
+  logger: AppLogger;
+}
+
+export type RequestIdVariables = { requestId: string };
+
+const storage = new AsyncLocalStorage<RequestContext>();
+
+/** The context of the request whose work is running now, if any. */
+export function currentRequest(): RequestContext | undefined {
+  return storage.getStore();
+}
+
+/**
+ * Adds fields to every later log line of the current request, e.g. `{ principal: 'token:3f9a…' }`
+ * once auth has run. Never pass a credential: the principal id exists so that a token need not be.
+ */
+export function bindRequestLog(fields: Record<string, unknown>): void {
+  const context = storage.getStore();
+  if (context) context.logger = context.logger.child(fields);
+}
+
+/** Upper bound on an accepted incoming id; longer ones are replaced, not truncated. */
+export const MAX_REQUEST_ID_LENGTH = 128;
+const SANE_ID = /^[A-Za-z0-9._:@/+=-]+$/;
+
+/** An incoming id is honoured only if short and made of characters that cannot forge log structure. */
+export function isSaneRequestId(value: string | undefined): value is string {
+  return value !== undefined && value.length > 0 && value.length <= MAX_REQUEST_ID_LENGTH && SANE_ID.test(value);
+}
+
+export interface RequestIdOptions {
+  logger: AppLogger;
+  /** Header read and echoed. Default 'x-request-id'. */
+  headerName?: string;
+  /** Makes a fresh id when the incoming one is absent or not sane. Default `crypto.randomUUID`. */
+  generate?: () => string;
+  /** Principal id of an authenticated request, if auth stored one. Default: none. */
+  principalOf?: (c: Parameters<MiddlewareHandler>[0]) => string | undefined;
+}
+
+export function requestId(options: RequestIdOptions): MiddlewareHandler<{ Variables: RequestIdVariables }> {
+  const { logger, headerName = 'x-request-id', generate = randomUUID, principalOf } = options;
+  if (!headerName) throw new TypeError('requestId: headerName must be a non-empty header name');
+
+  return async function requestIdMiddleware(c, next) {
+    const incoming = c.req.header(headerName);
+    const id = isSaneRequestId(incoming) ? incoming : generate();
+    const inboundSession = c.req.header('mcp-session-id');
+    const context: RequestContext = { requestId: id, logger: logger.child({ reqId: id }) };
+    c.set('requestId', id);
+    const start = performance.now();
+    await storage.run(context, async () => {
+      let status = 500;
+      try {
+        await next();
+        status = c.res.status;
+      } finally {
+        c.header(headerName, id);
+        const sessionId = inboundSession ?? c.res.headers.get('mcp-session-id') ?? undefined;
+        const principal = principalOf?.(c);
+        const fields: Record<string, unknown> = {
+          method: c.req.method,
+          path: c.req.path,
+          route: routePath(c),
+          status,
+          durationMs: Math.round((performance.now() - start) * 10) / 10,
+        };
+        if (sessionId) fields.sessionId = sessionId;
+        if (principal) fields.principal = principal;
+        const level = status >= 500 ? 'error' : 'info';
+        context.logger[level](fields, 'request completed');
+      }
+    });
+  };
+}
