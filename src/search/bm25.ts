@@ -1,0 +1,45 @@
+/**
+ * The ranking formula, BM25F-style (Robertson & Zaragoza, "The Probabilistic Relevance Framework",
+ * 2009), with every chunk scored as three fields: its body text, its document's title and its
+ * heading path. For a query term t and a chunk c:
+ *
+ *   tf~(t, c)  = tfBody / (1 - b + b · bodyLength / averageBodyLength)
+ *              + titleWeight · tfTitle + headingWeight · tfHeading
+ *   w(t, c)    = tf~ · (k1 + 1) / (k1 + tf~)                       saturation, bounded by k1 + 1
+ *   idf(t)     = ln(1 + (N - n + 0.5) / (n + 0.5))                  Lucene's form: never negative
+ *   score(q,c) = Σ over query terms t: queryWeight(t) · idf(t) · w(t, c)
+ *
+ * N counts chunks, n the chunks holding t in any field. Titles and headings are a few words long,
+ * so they are weighted but not length-normalised. The index stores w(t, c) per posting, so a query
+ * costs one multiply-add per posting.
+ */
+
+export interface Bm25Params {
+  k1: number;
+  b: number;
+  titleWeight: number;
+  headingWeight: number;
+}
+
+/** Inverse document frequency of a term held by `containing` of `total` chunks; always ≥ 0. */
+export function idf(total: number, containing: number): number {
+  return Math.log(1 + (total - containing + 0.5) / (containing + 0.5));
+}
+
+/** The field-weighted, length-normalised term frequency tf~ of one term in one chunk. */
+export function combinedTf(
+  params: Bm25Params,
+  tfBody: number,
+  tfTitle: number,
+  tfHeading: number,
+  bodyLength: number,
+  averageBodyLength: number,
+): number {
+  const norm = averageBodyLength > 0 ? 1 - params.b + (params.b * bodyLength) / averageBodyLength : 1;
+  return tfBody / norm + params.titleWeight * tfTitle + params.headingWeight * tfHeading;
+}
+
+/** BM25 saturation of tf~: 0 at 0, rising towards k1 + 1. */
+export function saturate(tf: number, k1: number): number {
+  return tf === 0 ? 0 : (tf * (k1 + 1)) / (k1 + tf);
+}

@@ -1,0 +1,147 @@
+import { combinedTf, idf, saturate, type Bm25Params } from './bm25.js';
+
+/** The terms of one chunk, field by field, as the tokenizer produced them. */
+export interface ChunkTerms {
+  body: readonly string[];
+  title: readonly string[];
+  heading: readonly string[];
+}
+
+/**
+ * Posting lists in compressed-sparse-row form: the postings of term t are the entries
+ * `postingStart[t] .. postingStart[t + 1]` of `postingChunk` (ascending chunk numbers) and
+ * `postingWeight` (the saturated BM25F weight w(t, c) of bm25.ts, stored as float32).
+ * A forward copy (`forwardStart`, `forwardTerm`, `forwardTf`) lists each chunk's body terms and
+ * counts, which pseudo-relevance feedback reads. Built once; nothing here changes afterwards.
+ */
+export class InvertedIndex {
+  readonly chunkCount: number;
+  readonly termCount: number;
+  readonly idf: Float64Array;
+  readonly postingStart: Uint32Array;
+  readonly postingChunk: Uint32Array;
+  readonly postingWeight: Float32Array;
+  readonly forwardStart: Uint32Array;
+  readonly forwardTerm: Uint32Array;
+  readonly forwardTf: Uint16Array;
+  readonly bodyLength: Uint32Array;
+  readonly #termIds: ReadonlyMap<string, number>;
+
+  private constructor(fields: {
+    termIds: ReadonlyMap<string, number>;
+    idf: Float64Array;
+    postingStart: Uint32Array;
+    postingChunk: Uint32Array;
+    postingWeight: Float32Array;
+    forwardStart: Uint32Array;
+    forwardTerm: Uint32Array;
+    forwardTf: Uint16Array;
+    bodyLength: Uint32Array;
+  }) {
+    this.#termIds = fields.termIds;
+    this.idf = fields.idf;
+    this.postingStart = fields.postingStart;
+    this.postingChunk = fields.postingChunk;
+    this.postingWeight = fields.postingWeight;
+    this.forwardStart = fields.forwardStart;
+    this.forwardTerm = fields.forwardTerm;
+    this.forwardTf = fields.forwardTf;
+    this.bodyLength = fields.bodyLength;
+    this.chunkCount = fields.bodyLength.length;
+    this.termCount = fields.idf.length;
+    Object.freeze(this);
+  }
+
+  /** The id of `term`, or -1 when no chunk holds it. */
+  termId(term: string): number {
+    return this.#termIds.get(term) ?? -1;
+  }
+
+  /** Chunks holding term `id`. */
+  documentFrequency(id: number): number {
+    return (this.postingStart[id + 1] ?? 0) - (this.postingStart[id] ?? 0);
+  }
+
+  static build(chunks: readonly ChunkTerms[], params: Bm25Params): InvertedIndex {
+    const termIds = new Map<string, number>();
+    const idOf = (term: string): number => {
+      let id = termIds.get(term);
+      if (id === undefined) {
+        id = termIds.size;
+        termIds.set(term, id);
+      }
+      return id;
+    };
+
+    // Pass 1: per chunk, the distinct terms with their count in each field.
+    const chunkCount = chunks.length;
+    const forwardStart = new Uint32Array(chunkCount + 1);
+    const bodyLength = new Uint32Array(chunkCount);
+    const fwdTerm: number[] = [];
+    const fwdBody: number[] = [];
+    const fwdTitle: number[] = [];
+    const fwdHeading: number[] = [];
+    const local = new Map<number, number>();
+    let totalBody = 0;
+    for (let c = 0; c < chunkCount; c += 1) {
+      const chunk = chunks[c] as ChunkTerms;
+      local.clear();
+      const base = fwdTerm.length;
+      const count = (terms: readonly string[], into: number[]): void => {
+        for (const term of terms) {
+          const id = idOf(term);
+          let slot = local.get(id);
+          if (slot === undefined) {
+            slot = fwdTerm.length;
+            local.set(id, slot);
+            fwdTerm.push(id);
+            fwdBody.push(0);
+            fwdTitle.push(0);
+            fwdHeading.push(0);
+          }
+          into[slot] = (into[slot] ?? 0) + 1;
+        }
+      };
+      count(chunk.body, fwdBody);
+      count(chunk.title, fwdTitle);
+      count(chunk.heading, fwdHeading);
+      forwardStart[c] = base;
+      bodyLength[c] = chunk.body.length;
+      totalBody += chunk.body.length;
+    }
+    const entries = fwdTerm.length;
+    forwardStart[chunkCount] = entries;
+    const averageBodyLength = chunkCount > 0 ? totalBody / chunkCount : 0;
+
+    // Pass 2: document frequencies, then postings by counting sort, so each list is in chunk order.
+    const termCount = termIds.size;
+    const postingStart = new Uint32Array(termCount + 1);
+    for (let e = 0; e < entries; e += 1) {
+      const next = (fwdTerm[e] as number) + 1;
+      postingStart[next] = (postingStart[next] as number) + 1;
+    }
+    for (let t = 0; t < termCount; t += 1) postingStart[t + 1] = (postingStart[t + 1] as number) + (postingStart[t] as number);
+    const fill = postingStart.slice(0, termCount);
+    const postingChunk = new Uint32Array(entries);
+    const postingWeight = new Float32Array(entries);
+    const forwardTerm = new Uint32Array(entries);
+    const forwardTf = new Uint16Array(entries);
+    for (let c = 0; c < chunkCount; c += 1) {
+      const length = bodyLength[c] as number;
+      for (let e = forwardStart[c] as number; e < (forwardStart[c + 1] as number); e += 1) {
+        const term = fwdTerm[e] as number;
+        const tf = combinedTf(params, fwdBody[e] as number, fwdTitle[e] as number, fwdHeading[e] as number, length, averageBodyLength);
+        const at = fill[term] as number;
+        fill[term] = at + 1;
+        postingChunk[at] = c;
+        postingWeight[at] = saturate(tf, params.k1);
+        forwardTerm[e] = term;
+        forwardTf[e] = Math.min(fwdBody[e] as number, 0xffff);
+      }
+    }
+    const idfs = new Float64Array(termCount);
+    for (let t = 0; t < termCount; t += 1) idfs[t] = idf(chunkCount, (postingStart[t + 1] as number) - (postingStart[t] as number));
+
+    return new InvertedIndex({ termIds, idf: idfs, postingStart, postingChunk, postingWeight, forwardStart, forwardTerm, forwardTf, bodyLength });
+  }
+}

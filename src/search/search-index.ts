@@ -1,0 +1,285 @@
+import type { Document } from '../corpus/document.js';
+import { chunkText } from './chunker.js';
+import { InvertedIndex, type ChunkTerms } from './inverted-index.js';
+import { QueryScorer } from './query-scorer.js';
+import { SearchError } from './search-error.js';
+import { resolveSearchOptions, type ResolvedSearchOptions, type SearchIndexOptions } from './search-options.js';
+import { makeSnippet } from './snippet.js';
+import { createTokenizer, type Tokenizer } from './tokenizer.js';
+
+export type { SearchIndexOptions } from './search-options.js';
+
+/** One ranked chunk. */
+export interface SearchHit {
+  /** `<source>#<n>`, n counted from 0 in document order. */
+  chunkId: string;
+  source: string;
+  title: string;
+  /** Heading path joined with ' › ', e.g. 'Deploy › Fly.io'; '' when the chunk is under no heading. */
+  heading: string;
+  /** BM25F score with feedback (see bm25.ts and query-scorer.ts); higher is better. */
+  score: number;
+  /** At most ~300 characters of the chunk around its densest cluster of query terms. */
+  snippet: string;
+  /** Offsets of the chunk in the document text. */
+  start: number;
+  end: number;
+}
+
+export interface ChunkView {
+  chunkId: string;
+  source: string;
+  title: string;
+  heading: string;
+  /** Exactly `document.text.slice(start, end)`. */
+  text: string;
+  start: number;
+  end: number;
+  prevChunkId: string | null;
+  nextChunkId: string | null;
+}
+
+export interface DocumentView {
+  source: string;
+  title: string;
+  text: string;
+  bytes: number;
+  chunkCount: number;
+}
+
+export interface DocumentInfo {
+  source: string;
+  title: string;
+  bytes: number;
+  chunks: number;
+}
+
+export interface IndexStats {
+  documents: number;
+  chunks: number;
+  /** Distinct terms in the index. */
+  terms: number;
+  /** Wall time the build took, in seconds. */
+  buildSeconds: number;
+}
+
+export interface SearchOptions {
+  /** Hits to return. Default 10; a positive integer up to 1000. */
+  topK?: number;
+  /** Only chunks whose source starts with this string; a leading '/' or './' is ignored. */
+  pathPrefix?: string;
+}
+
+const DEFAULT_TOP_K = 10;
+const MAX_TOP_K = 1000;
+
+interface DocumentRecord {
+  document: Document;
+  firstChunk: number;
+  chunkCount: number;
+}
+
+/**
+ * The immutable search index over a set of documents: chunked, tokenized and ranked with BM25F
+ * plus pseudo-relevance feedback. Built once, then only read; one instance can serve every session.
+ */
+export class SearchIndex {
+  readonly stats: IndexStats;
+  readonly options: ResolvedSearchOptions;
+  readonly #tokenizer: Tokenizer;
+  readonly #index: InvertedIndex;
+  readonly #scorer: QueryScorer;
+  readonly #records: readonly DocumentRecord[];
+  readonly #recordBySource: ReadonlyMap<string, number>;
+  readonly #list: readonly DocumentInfo[];
+  /** Sources in index order, for binary search of a path prefix. */
+  readonly #sources: readonly string[];
+  readonly #chunkRecord: Uint32Array;
+  readonly #chunkStart: Uint32Array;
+  readonly #chunkEnd: Uint32Array;
+  readonly #chunkHeading: readonly string[];
+
+  private constructor(options: ResolvedSearchOptions, tokenizer: Tokenizer, records: DocumentRecord[], chunks: BuiltChunks, startedAt: number) {
+    this.options = options;
+    this.#tokenizer = tokenizer;
+    this.#records = Object.freeze(records);
+    this.#recordBySource = new Map(records.map((r, i) => [r.document.source, i]));
+    this.#sources = Object.freeze(records.map((r) => r.document.source));
+    this.#list = Object.freeze(
+      records.map((r) => Object.freeze({ source: r.document.source, title: r.document.title, bytes: r.document.bytes, chunks: r.chunkCount })),
+    );
+    this.#chunkRecord = chunks.record;
+    this.#chunkStart = chunks.start;
+    this.#chunkEnd = chunks.end;
+    this.#chunkHeading = Object.freeze(chunks.heading);
+    this.#index = InvertedIndex.build(chunks.terms, options);
+    this.#scorer = new QueryScorer(this.#index, options);
+    this.stats = Object.freeze({
+      documents: records.length,
+      chunks: this.#index.chunkCount,
+      terms: this.#index.termCount,
+      buildSeconds: (performance.now() - startedAt) / 1000,
+    });
+    Object.freeze(this);
+  }
+
+  /** Chunks, tokenizes and indexes `documents`. Throws a `SearchError` on a bad option or a repeated source. */
+  static build(documents: readonly Document[], options?: SearchIndexOptions): SearchIndex {
+    const startedAt = performance.now();
+    const resolved = resolveSearchOptions(options);
+    const tokenizer = createTokenizer();
+    const sorted = [...documents].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
+    for (let i = 1; i < sorted.length; i += 1) {
+      const source = sorted[i]?.source;
+      if (source === sorted[i - 1]?.source) {
+        throw new SearchError('duplicate_source', `document source "${String(source)}" appears more than once: each document needs its own path`);
+      }
+    }
+    const records: DocumentRecord[] = [];
+    const built: BuiltChunks = { record: new Uint32Array(0), start: new Uint32Array(0), end: new Uint32Array(0), heading: [], terms: [] };
+    const record: number[] = [];
+    const start: number[] = [];
+    const end: number[] = [];
+    for (const document of sorted) {
+      const titleTerms = tokenizer.terms(document.title);
+      const titleKey = document.title.trim().toLowerCase();
+      const spans = chunkText(document.text, document.bodyStart, resolved);
+      records.push({ document, firstChunk: start.length, chunkCount: spans.length });
+      let lastHeadings: readonly string[] | undefined;
+      let heading = '';
+      let headingTerms: readonly string[] = [];
+      for (const span of spans) {
+        if (span.headings !== lastHeadings) {
+          lastHeadings = span.headings;
+          heading = span.headings.join(' › ');
+          // The top heading usually repeats the title, which is already a field of its own.
+          const own = span.headings[0]?.trim().toLowerCase() === titleKey ? span.headings.slice(1) : span.headings;
+          headingTerms = tokenizer.terms(own.join(' '));
+        }
+        record.push(records.length - 1);
+        start.push(span.start);
+        end.push(span.end);
+        built.heading.push(heading);
+        built.terms.push({ body: tokenizer.terms(document.text.slice(span.start, span.end)), title: titleTerms, heading: headingTerms });
+      }
+    }
+    built.record = Uint32Array.from(record);
+    built.start = Uint32Array.from(start);
+    built.end = Uint32Array.from(end);
+    return new SearchIndex(resolved, tokenizer, records, built, startedAt);
+  }
+
+  /**
+   * The best chunks for `query`, best first. Returns [] when the query has no searchable term
+   * (empty, only stop words or punctuation) or no chunk matches. Throws a `SearchError` with code
+   * `invalid_argument` when `topK` is not an integer from 1 to 1000.
+   */
+  search(query: string, options: SearchOptions = {}): SearchHit[] {
+    const topK = options.topK ?? DEFAULT_TOP_K;
+    if (!Number.isInteger(topK) || topK < 1 || topK > MAX_TOP_K) {
+      throw new SearchError('invalid_argument', `topK=${String(topK)} is invalid: expected an integer from 1 to ${MAX_TOP_K}`);
+    }
+    const terms = this.#tokenizer.terms(query);
+    if (terms.length === 0) return [];
+    const [from, to] = this.#chunkRange(options.pathPrefix ?? '');
+    if (from >= to) return [];
+    const ranked = this.#scorer.rank(terms, topK, from, to);
+    const queryTerms = new Set(terms);
+    const hits: SearchHit[] = [];
+    for (let i = 0; i < ranked.ids.length; i += 1) {
+      const chunk = ranked.ids[i] as number;
+      const record = this.#records[this.#chunkRecord[chunk] as number] as DocumentRecord;
+      const start = this.#chunkStart[chunk] as number;
+      const end = this.#chunkEnd[chunk] as number;
+      hits.push({
+        chunkId: `${record.document.source}#${chunk - record.firstChunk}`,
+        source: record.document.source,
+        title: record.document.title,
+        heading: this.#chunkHeading[chunk] as string,
+        score: ranked.scores[i] as number,
+        snippet: makeSnippet(this.#tokenizer, record.document.text, start, end, queryTerms),
+        start,
+        end,
+      });
+    }
+    return hits;
+  }
+
+  /** The chunk with id `<source>#<n>`, or undefined when there is no such chunk. */
+  getChunk(chunkId: string): ChunkView | undefined {
+    const hash = chunkId.lastIndexOf('#');
+    if (hash < 0) return undefined;
+    const digits = chunkId.slice(hash + 1);
+    if (!/^(0|[1-9]\d*)$/.test(digits)) return undefined;
+    const at = this.#recordBySource.get(chunkId.slice(0, hash));
+    if (at === undefined) return undefined;
+    const record = this.#records[at] as DocumentRecord;
+    const n = Number(digits);
+    if (n >= record.chunkCount) return undefined;
+    const chunk = record.firstChunk + n;
+    const source = record.document.source;
+    const start = this.#chunkStart[chunk] as number;
+    const end = this.#chunkEnd[chunk] as number;
+    return {
+      chunkId: `${source}#${n}`,
+      source,
+      title: record.document.title,
+      heading: this.#chunkHeading[chunk] as string,
+      text: record.document.text.slice(start, end),
+      start,
+      end,
+      prevChunkId: n > 0 ? `${source}#${n - 1}` : null,
+      nextChunkId: n + 1 < record.chunkCount ? `${source}#${n + 1}` : null,
+    };
+  }
+
+  /** The whole document at `source`, or undefined when it is not in the index. */
+  getDocument(source: string): DocumentView | undefined {
+    const at = this.#recordBySource.get(source);
+    if (at === undefined) return undefined;
+    const { document, chunkCount } = this.#records[at] as DocumentRecord;
+    return { source: document.source, title: document.title, text: document.text, bytes: document.bytes, chunkCount };
+  }
+
+  /** Every document, sorted by source. */
+  listDocuments(): readonly DocumentInfo[] {
+    return this.#list;
+  }
+
+  /** The chunk numbers `[from, to)` of documents whose source starts with `prefix`; sources are sorted, so they are contiguous. */
+  #chunkRange(rawPrefix: string): [number, number] {
+    const prefix = rawPrefix.replace(/^\.?\//, '');
+    if (prefix === '') return [0, this.#chunkStart.length];
+    const sources = this.#sources;
+    const first = lowerBound(sources, prefix);
+    let last = first;
+    let hi = sources.length;
+    while (last < hi) {
+      const mid = (last + hi) >> 1;
+      if ((sources[mid] as string).startsWith(prefix)) last = mid + 1;
+      else hi = mid;
+    }
+    if (first === last) return [0, 0];
+    const lastRecord = this.#records[last - 1] as DocumentRecord;
+    return [(this.#records[first] as DocumentRecord).firstChunk, lastRecord.firstChunk + lastRecord.chunkCount];
+  }
+}
+
+interface BuiltChunks {
+  record: Uint32Array;
+  start: Uint32Array;
+  end: Uint32Array;
+  heading: string[];
+  terms: ChunkTerms[];
+}
+
+function lowerBound(sorted: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((sorted[mid] as string) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

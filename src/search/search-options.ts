@@ -1,0 +1,85 @@
+import { SearchError } from './search-error.js';
+
+/** How the index cuts and ranks documents. Every field is optional; defaults are listed. */
+export interface SearchIndexOptions {
+  /** Longest chunk, in words. Default 180; an integer from 20 to 5000. */
+  chunkWords?: number;
+  /** Words a chunk shares with the previous window of the same section. Default 40; an integer from 0 to chunkWords / 2. */
+  overlapWords?: number;
+  /** BM25 term-frequency saturation: how fast repeats of a term stop adding score. Default 1.2; from 0 to 10. */
+  k1?: number;
+  /** BM25 length normalisation of the body, 0 (none) to 1 (full). Default 0.75. */
+  b?: number;
+  /** How much one occurrence in the document title counts against one in the body. Default 1.5; from 0 to 20. */
+  titleWeight?: number;
+  /** How much one occurrence in the chunk's heading path counts against one in the body. Default 1; from 0 to 20. */
+  headingWeight?: number;
+  /**
+   * Pseudo-relevance feedback: share of the final query given to terms drawn from the best first-pass
+   * chunks (RM3-style). 0 turns feedback off, so one pass. Default 0.3; from 0 to 0.9.
+   */
+  feedbackWeight?: number;
+  /** Best first-pass chunks that feedback terms are drawn from. Default 5; an integer from 1 to 50. */
+  feedbackChunks?: number;
+  /** Feedback terms added to the query. Default 10; an integer from 1 to 100. */
+  feedbackTerms?: number;
+}
+
+export type ResolvedSearchOptions = Required<SearchIndexOptions>;
+
+export const DEFAULT_SEARCH_OPTIONS: ResolvedSearchOptions = Object.freeze({
+  chunkWords: 180,
+  overlapWords: 40,
+  k1: 1.2,
+  b: 0.75,
+  titleWeight: 1.5,
+  headingWeight: 1,
+  feedbackWeight: 0,
+  feedbackChunks: 5,
+  feedbackTerms: 10,
+});
+
+interface Range {
+  min: number;
+  max: number;
+  integer: boolean;
+}
+
+const RANGES: Record<keyof SearchIndexOptions, Range> = {
+  chunkWords: { min: 20, max: 5000, integer: true },
+  overlapWords: { min: 0, max: 2500, integer: true },
+  k1: { min: 0, max: 10, integer: false },
+  b: { min: 0, max: 1, integer: false },
+  titleWeight: { min: 0, max: 20, integer: false },
+  headingWeight: { min: 0, max: 20, integer: false },
+  feedbackWeight: { min: 0, max: 0.9, integer: false },
+  feedbackChunks: { min: 1, max: 50, integer: true },
+  feedbackTerms: { min: 1, max: 100, integer: true },
+};
+
+/** Fills in defaults and rejects any value out of range with a `SearchError` naming it. */
+export function resolveSearchOptions(options: SearchIndexOptions = {}): ResolvedSearchOptions {
+  for (const key of Object.keys(options)) {
+    if (!(key in RANGES)) {
+      throw new SearchError('invalid_option', `unknown search option "${key}": expected one of ${Object.keys(RANGES).join(', ')}`);
+    }
+  }
+  const resolved = { ...DEFAULT_SEARCH_OPTIONS };
+  for (const key of Object.keys(RANGES) as Array<keyof SearchIndexOptions>) {
+    const value = options[key];
+    if (value === undefined) continue;
+    const range = RANGES[key];
+    const kind = range.integer ? 'an integer' : 'a number';
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < range.min || value > range.max || (range.integer && !Number.isInteger(value))) {
+      throw new SearchError('invalid_option', `search option ${key}=${String(value)} is invalid: expected ${kind} from ${range.min} to ${range.max}`);
+    }
+    resolved[key] = value;
+  }
+  if (resolved.overlapWords * 2 > resolved.chunkWords) {
+    throw new SearchError(
+      'invalid_option',
+      `search option overlapWords=${resolved.overlapWords} is invalid: it must be at most half of chunkWords (${resolved.chunkWords})`,
+    );
+  }
+  return Object.freeze(resolved);
+}

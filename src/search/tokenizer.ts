@@ -1,0 +1,118 @@
+import { stemmer } from 'stemmer';
+import { STOP_WORDS } from './stop-words.js';
+
+/**
+ * Turns text into index terms. One tokenizer serves documents and queries alike, so a query term
+ * matches exactly the document words that normalise to the same term.
+ */
+export interface Tokenizer {
+  /** The terms of `text`, in order, duplicates kept. */
+  terms(text: string): string[];
+  /** Calls `onTerm` for every term of `text` with the span `[start, end)` it came from. */
+  scan(text: string, onTerm: (term: string, start: number, end: number) => void): void;
+}
+
+/**
+ * Scripts written without spaces between words. A run of them is indexed as overlapping character
+ * bigrams (a lone character as itself), the usual dictionary-free way to make them searchable.
+ */
+const UNSPACED = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30FC`;
+
+/**
+ * One match per token: an emoji, a run of an unspaced script, or a word of letters, marks and
+ * digits (marks included so Devanagari or Arabic words with vowel signs stay whole). Apostrophes
+ * inside a word keep it together ("don't", "Alzheimer's").
+ */
+const TOKEN = new RegExp(
+  String.raw`(\p{Extended_Pictographic})|([${UNSPACED}][${UNSPACED}\p{M}]*)|([[\p{L}\p{M}\p{N}]--[${UNSPACED}]]+(?:['’][[\p{L}\p{M}\p{N}]--[${UNSPACED}]]+)*)`,
+  'gv',
+);
+
+const ASCII_LOWER = /^[a-z]+$/;
+const NEEDS_FOLDING = /[^\p{ASCII}]/u;
+const MARKS = /\p{M}/gu;
+const LATIN_WITH_MARKS = /^[\p{Script=Latin}\p{M}\p{N}]+$/u;
+const POSSESSIVE = /['’]s$/;
+const APOSTROPHES = /['’]/g;
+
+/** Longest token kept, in UTF-16 code units; longer runs (hashes, base64) are not words anyone types. */
+const MAX_TOKEN_LENGTH = 64;
+
+/** Bound on the stem memo so a long-running server answering arbitrary queries stays bounded. */
+const STEM_CACHE_LIMIT = 200_000;
+
+/**
+ * Creates a tokenizer: NFKC and lowercase, Latin diacritics folded ("café" → "cafe"), possessive
+ * "'s" dropped, stop words removed, English words stemmed with the Porter stemmer (`stemmer`),
+ * unspaced scripts as character bigrams, each emoji as a term of its own.
+ */
+export function createTokenizer(): Tokenizer {
+  const stems = new Map<string, string>();
+
+  /** The term for one word match, or '' when the word is dropped. */
+  function normalizeWord(raw: string): string {
+    if (raw.length > MAX_TOKEN_LENGTH) return '';
+    const cached = stems.get(raw);
+    if (cached !== undefined) return cached;
+    let word = raw.toLowerCase();
+    if (NEEDS_FOLDING.test(word)) {
+      word = word.normalize('NFKC');
+      if (LATIN_WITH_MARKS.test(word)) word = word.normalize('NFD').replace(MARKS, '');
+    }
+    word = word.replace(POSSESSIVE, '').replace(APOSTROPHES, '');
+    let term = '';
+    if (word !== '' && !STOP_WORDS.has(word)) term = ASCII_LOWER.test(word) ? stemmer(word) : word;
+    if (stems.size >= STEM_CACHE_LIMIT) stems.clear();
+    stems.set(raw, term);
+    return term;
+  }
+
+  function scan(text: string, onTerm: (term: string, start: number, end: number) => void): void {
+    TOKEN.lastIndex = 0;
+    for (let m = TOKEN.exec(text); m !== null; m = TOKEN.exec(text)) {
+      const start = m.index;
+      const raw = m[0];
+      if (m[1] !== undefined) {
+        onTerm(raw, start, start + raw.length);
+      } else if (m[2] !== undefined) {
+        emitBigrams(raw, start, onTerm);
+      } else {
+        const term = normalizeWord(raw);
+        if (term !== '') onTerm(term, start, start + raw.length);
+      }
+    }
+  }
+
+  function terms(text: string): string[] {
+    const out: string[] = [];
+    scan(text, (term) => {
+      out.push(term);
+    });
+    return out;
+  }
+
+  return Object.freeze({ terms, scan });
+}
+
+/** Splits a run of an unspaced script into characters (code points, marks attached) and emits bigrams. */
+function emitBigrams(run: string, offset: number, onTerm: (term: string, start: number, end: number) => void): void {
+  const starts: number[] = [];
+  const chars: string[] = [];
+  let i = 0;
+  while (i < run.length) {
+    const begin = i;
+    i += (run.codePointAt(i) ?? 0) > 0xffff ? 2 : 1;
+    // Combining marks (Thai vowel signs, tone marks) stay with the character before them.
+    while (i < run.length && /\p{M}/u.test(run[i] ?? '')) i += 1;
+    starts.push(begin);
+    chars.push(run.slice(begin, i).normalize('NFKC').toLowerCase());
+  }
+  if (chars.length === 1) {
+    onTerm(chars[0] ?? '', offset, offset + run.length);
+    return;
+  }
+  for (let c = 0; c + 1 < chars.length; c += 1) {
+    const end = c + 2 < starts.length ? (starts[c + 2] ?? run.length) : run.length;
+    onTerm(`${chars[c] ?? ''}${chars[c + 1] ?? ''}`, offset + (starts[c] ?? 0), offset + end);
+  }
+}
