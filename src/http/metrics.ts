@@ -19,7 +19,9 @@ export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
 export const AUTH_FAILURE_REASONS = [
   'missing_token',
   'invalid_token',
+  'invalid_request',
   'insufficient_scope',
+  'temporarily_unavailable',
   'session_principal_mismatch',
   'metrics_token',
 ] as const;
