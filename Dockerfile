@@ -1,0 +1,46 @@
+# corpus-mcp container image.
+#
+#   docker build -t corpus-mcp .
+#   docker run -p 8080:8080 -e AUTH_TOKENS=<token> -e PUBLIC_URL=https://docs.example.com corpus-mcp
+#
+# The server binds HOST=0.0.0.0 here, and a server reachable beyond loopback refuses to start without
+# auth: set AUTH_TOKENS (or AUTH_TOKENS_FILE, or OAUTH_ISSUER and friends), or set
+# ALLOW_UNAUTHENTICATED=true for a deliberately public documentation server.
+#
+# Your own documents: the bundled corpus sits at /app/corpus. Mount a folder over it
+#   docker run ... -v "$PWD/docs:/app/corpus:ro" corpus-mcp
+# or build a derived image (COPY merges into an existing folder, so use a fresh path):
+#   FROM corpus-mcp
+#   COPY docs /srv/docs
+#   ENV CORPUS_DIR=/srv/docs
+
+# ---- build: compile TypeScript with the dev dependencies ----
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# ---- runtime: production dependencies and the compiled output only ----
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY corpus ./corpus
+ENV HOST=0.0.0.0 \
+    PORT=8080 \
+    CORPUS_DIR=/app/corpus
+# The node image's unprivileged user; the app and corpus stay root-owned, hence read-only to it.
+USER node
+EXPOSE 8080
+# Liveness with node itself (the slim image has no curl or wget). /healthz answers as soon as the
+# process is up; readiness (/readyz) is for load balancers, see fly.toml.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
+# SIGTERM starts the graceful drain (DRAIN_TIMEOUT_MS, default 10 s); `docker stop -t 15` covers it.
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/src/main.js"]
