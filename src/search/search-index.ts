@@ -19,7 +19,11 @@ export interface SearchHit {
   heading: string;
   /** BM25F score with feedback (see bm25.ts and query-scorer.ts); higher is better. */
   score: number;
-  /** At most ~300 characters of the chunk around its densest cluster of query terms. */
+  /**
+   * At most ~300 characters of the chunk around its densest cluster of query terms. Computed on
+   * first read and then kept, so a caller that shows only some hits pays only for those; it is an
+   * ordinary enumerable property for JSON.stringify, spreading and equality checks.
+   */
   snippet: string;
   /** Offsets of the chunk in the document text. */
   start: number;
@@ -191,16 +195,22 @@ export class SearchIndex {
       const record = this.#records[this.#chunkRecord[chunk] as number] as DocumentRecord;
       const start = this.#chunkStart[chunk] as number;
       const end = this.#chunkEnd[chunk] as number;
-      hits.push({
-        chunkId: `${record.document.source}#${chunk - record.firstChunk}`,
-        source: record.document.source,
-        title: record.document.title,
-        heading: this.#chunkHeading[chunk] as string,
-        score: ranked.scores[i] as number,
-        snippet: makeSnippet(this.#tokenizer, record.document.text, start, end, queryTerms),
-        start,
-        end,
-      });
+      const text = record.document.text;
+      const tokenizer = this.#tokenizer;
+      hits.push(
+        withLazySnippet(
+          {
+            chunkId: `${record.document.source}#${chunk - record.firstChunk}`,
+            source: record.document.source,
+            title: record.document.title,
+            heading: this.#chunkHeading[chunk] as string,
+            score: ranked.scores[i] as number,
+            start,
+            end,
+          },
+          () => makeSnippet(tokenizer, text, start, end, queryTerms),
+        ),
+      );
     }
     return hits;
   }
@@ -271,6 +281,15 @@ interface BuiltChunks {
   end: Uint32Array;
   heading: string[];
   terms: ChunkTerms[];
+}
+
+/** Adds `snippet` to a hit as an enumerable getter that computes it once. */
+function withLazySnippet(hit: Omit<SearchHit, 'snippet'>, compute: () => string): SearchHit {
+  let snippet: string | undefined;
+  return Object.defineProperty(hit, 'snippet', {
+    enumerable: true,
+    get: () => (snippet ??= compute()),
+  }) as SearchHit;
 }
 
 function lowerBound(sorted: readonly string[], key: string): number {

@@ -10,6 +10,8 @@ export interface Tokenizer {
   terms(text: string): string[];
   /** Calls `onTerm` for every term of `text` with the span `[start, end)` it came from. */
   scan(text: string, onTerm: (term: string, start: number, end: number) => void): void;
+  /** The term for one word (a run of letters, marks and digits), or '' when the word is a stop word. */
+  normalizeWord(word: string): string;
 }
 
 /**
@@ -91,7 +93,7 @@ export function createTokenizer(): Tokenizer {
     return out;
   }
 
-  return Object.freeze({ terms, scan });
+  return Object.freeze({ terms, scan, normalizeWord });
 }
 
 /** Splits a run of an unspaced script into characters (code points, marks attached) and emits bigrams. */

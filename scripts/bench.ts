@@ -1,0 +1,165 @@
+// Build time, heap after build, query latency and nDCG@10 on SciFact and on a 5× copy of it, for
+// corpus-mcp and three JavaScript search libraries, in one run. Needs --expose-gc (npm run bench).
+// Usage: npm run bench [-- --copies 1,5]
+import MiniSearch from 'minisearch';
+import FlexSearch from 'flexsearch';
+import winkBm25 from 'wink-bm25-text-search';
+import nlp from 'wink-nlp-utils';
+import { stemmer } from 'stemmer';
+import { loadCorpus } from '../src/corpus/load-corpus.js';
+import type { Document } from '../src/corpus/document.js';
+import { SearchIndex } from '../src/search/search-index.js';
+import { STOP_WORDS } from '../src/search/stop-words.js';
+import { dedupe, docIdOf, mean, ndcgAt, readClaims, readScifactDocs, table, writeCorpusFolder, type Claim } from './lib/scifact.js';
+
+interface Engine {
+  name: string;
+  /** Builds an index over `docs` and returns a function answering a query with ranked document ids. */
+  build(docs: readonly Document[]): (query: string) => string[];
+}
+
+interface Result {
+  engine: string;
+  buildMs: number;
+  heapMb: number;
+  p50Ms: number;
+  p99Ms: number;
+  ndcg: number;
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) throw new Error('run with node --expose-gc (npm run bench)');
+
+/** Hits asked of corpus-mcp per query: chunks, several of which can come from one document. */
+const CHUNK_HITS = 20;
+const RESULTS = 10;
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** The tokenizer the peers get: lowercase words, the same stop list, the same Porter stemmer. */
+function englishTerms(text: string): string[] {
+  const out: string[] = [];
+  for (const [word] of text.toLowerCase().matchAll(WORD)) if (!STOP_WORDS.has(word)) out.push(stemmer(word));
+  return out;
+}
+
+const body = (doc: Document): string => doc.text.slice(doc.bodyStart);
+
+const engines: Engine[] = [
+  {
+    name: 'corpus-mcp',
+    build(docs) {
+      const index = SearchIndex.build(docs);
+      return (query) => dedupe(index.search(query, { topK: CHUNK_HITS }).map((hit) => hit.source), RESULTS);
+    },
+  },
+  {
+    name: 'minisearch',
+    build(docs) {
+      const index = new MiniSearch<{ id: string; title: string; text: string }>({
+        fields: ['title', 'text'],
+        tokenize: englishTerms,
+        processTerm: (term) => term,
+        searchOptions: { boost: { title: 2 }, tokenize: englishTerms, processTerm: (term) => term },
+      });
+      index.addAll(docs.map((doc) => ({ id: doc.source, title: doc.title, text: body(doc) })));
+      return (query) => index.search(query).slice(0, RESULTS).map((r) => String(r.id));
+    },
+  },
+  {
+    name: 'wink-bm25-text-search',
+    build(docs) {
+      const engine = winkBm25();
+      engine.defineConfig({ fldWeights: { title: 2, body: 1 } });
+      engine.definePrepTasks([nlp.string.lowerCase, nlp.string.removeExtraSpaces, nlp.string.tokenize0, nlp.tokens.removeWords, nlp.tokens.stem]);
+      for (const doc of docs) engine.addDoc({ title: doc.title, body: body(doc) }, doc.source);
+      engine.consolidate();
+      return (query) => (engine.search(query, RESULTS) as Array<[string, number]>).map(([id]) => id);
+    },
+  },
+  {
+    name: 'flexsearch',
+    build(docs) {
+      const index = new FlexSearch.Document({
+        document: { id: 'id', index: ['title', 'text'] },
+        tokenize: 'strict',
+        encode: englishTerms,
+      } as never) as unknown as {
+        add(doc: { id: string; title: string; text: string }): void;
+        search(query: string, options: object): Array<{ field: string; result: string[] }>;
+      };
+      for (const doc of docs) index.add({ id: doc.source, title: doc.title, text: body(doc) });
+      return (query) => {
+        const byField = index.search(query, { limit: RESULTS, suggest: true });
+        // Title matches first, then text matches: flexsearch ranks per field and does not merge scores.
+        const title = byField.find((f) => f.field === 'title')?.result ?? [];
+        const text = byField.find((f) => f.field === 'text')?.result ?? [];
+        return dedupe([...title, ...text], RESULTS);
+      };
+    },
+  },
+];
+
+const copiesArg = process.argv.indexOf('--copies');
+const copiesList = copiesArg >= 0 ? (process.argv[copiesArg + 1] ?? '1,5').split(',').map(Number) : [1, 5];
+const claims = readClaims();
+const scifact = readScifactDocs();
+
+for (const copies of copiesList) {
+  const corpus = await loadCorpus(writeCorpusFolder(scifact, copies));
+  const results: Result[] = [];
+  for (const engine of engines) results.push(measure(engine, corpus.documents, claims));
+  const ours = results[0] as Result;
+  const ratio = (value: number, base: number): string => `${(value / base).toFixed(2)}×`;
+  console.log(`\nSciFact ×${copies}: ${corpus.documents.length} documents, ${claims.length} claims (Node ${process.version})\n`);
+  console.log(
+    table(
+      ['engine', 'build s', 'vs ours', 'heap MB', 'vs ours', 'p50 ms', 'vs ours', 'p99 ms', 'vs ours', 'nDCG@10'],
+      results.map((r) => [
+        r.engine,
+        (r.buildMs / 1000).toFixed(3),
+        ratio(r.buildMs, ours.buildMs),
+        r.heapMb.toFixed(1),
+        ratio(r.heapMb, ours.heapMb),
+        r.p50Ms.toFixed(4),
+        ratio(r.p50Ms, ours.p50Ms),
+        r.p99Ms.toFixed(4),
+        ratio(r.p99Ms, ours.p99Ms),
+        r.ndcg.toFixed(4),
+      ]),
+    ),
+  );
+}
+
+function measure(engine: Engine, docs: readonly Document[], queries: readonly Claim[]): Result {
+  settle();
+  const before = process.memoryUsage().heapUsed;
+  const started = performance.now();
+  let query: ((q: string) => string[]) | undefined = engine.build(docs);
+  const buildMs = performance.now() - started;
+  settle();
+  const heapMb = (process.memoryUsage().heapUsed - before) / 2 ** 20;
+
+  for (const claim of queries) query(claim.text); // warm-up: JIT, caches
+  const times: number[] = [];
+  const ndcgs: number[] = [];
+  for (const claim of queries) {
+    const t0 = performance.now();
+    const ranked = query(claim.text);
+    times.push(performance.now() - t0);
+    ndcgs.push(ndcgAt(ranked.map(docIdOf), claim.relevant, RESULTS));
+  }
+  query = undefined;
+  times.sort((a, b) => a - b);
+  return {
+    engine: engine.name,
+    buildMs,
+    heapMb,
+    p50Ms: times[Math.floor(times.length / 2)] ?? 0,
+    p99Ms: times[Math.floor(times.length * 0.99)] ?? 0,
+    ndcg: mean(ndcgs),
+  };
+}
+
+function settle(): void {
+  for (let i = 0; i < 3; i += 1) gc?.();
+}
