@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.js';
-import { bindRequestLog, currentRequest, isSaneRequestId, requestId } from '../src/http/middleware/request-id.js';
+import { bindRequestLog, currentRequest, isSaneRequestId, requestId, requestScopedLogger } from '../src/http/middleware/request-id.js';
 
 type Line = Record<string, unknown>;
 
@@ -91,7 +91,7 @@ describe('requestId', () => {
     expect(await res.json()).toEqual({ id });
     const lines = out.lines();
     expect(lines.map((l) => l.msg)).toEqual(['working', 'tool call', 'request completed']);
-    for (const line of lines) expect(line.reqId).toBe(id);
+    for (const line of lines) expect(line.request_id).toBe(id);
   });
 
   it('carries the principal on lines after auth and never the token', async () => {
@@ -106,14 +106,14 @@ describe('requestId', () => {
     await app.request('/private/work/3');
     const done = out.lines().find((l) => l.msg === 'request completed');
     expect(done).toMatchObject({ level: 'info', method: 'GET', path: '/private/work/3', route: '/private/work/:n', status: 200 });
-    expect(done!.durationMs).toEqual(expect.any(Number));
+    expect(done!.duration_ms).toEqual(expect.any(Number));
   });
 
   it('honours a sane incoming x-request-id', async () => {
     const { app, out } = build();
     const res = await app.request('/private/work/4', { headers: { 'x-request-id': 'upstream-7f3a' } });
     expect(res.headers.get('x-request-id')).toBe('upstream-7f3a');
-    for (const line of out.lines()) expect(line.reqId).toBe('upstream-7f3a');
+    for (const line of out.lines()) expect(line.request_id).toBe('upstream-7f3a');
   });
 
   it.each([
@@ -131,7 +131,7 @@ describe('requestId', () => {
   it('logs the session id of an MCP request', async () => {
     const { app, out } = build();
     await app.request('/private/work/6', { headers: { 'mcp-session-id': 'sess-123' } });
-    expect(out.lines().at(-1)).toMatchObject({ sessionId: 'sess-123' });
+    expect(out.lines().at(-1)).toMatchObject({ session_id: 'sess-123' });
   });
 
   it('logs a failed request at error level with its id', async () => {
@@ -139,7 +139,7 @@ describe('requestId', () => {
     const res = await app.request('/boom');
     expect(res.status).toBe(500);
     const id = res.headers.get('x-request-id');
-    expect(out.lines().at(-1)).toMatchObject({ level: 'error', status: 500, reqId: id });
+    expect(out.lines().at(-1)).toMatchObject({ level: 'error', status: 500, request_id: id });
   });
 
   it('keeps concurrent requests apart', async () => {
@@ -149,12 +149,32 @@ describe('requestId', () => {
       app.request('/private/work/8', { headers: { 'x-request-id': 'req-b' } }),
     ]);
     expect([a.headers.get('x-request-id'), b.headers.get('x-request-id')]).toEqual(['req-a', 'req-b']);
-    const byId = (id: string) => out.lines().filter((l) => l.reqId === id).map((l) => l.msg);
+    const byId = (id: string) => out.lines().filter((l) => l.request_id === id).map((l) => l.msg);
     expect(byId('req-a')).toEqual(['working', 'tool call', 'request completed']);
     expect(byId('req-b')).toEqual(['working', 'tool call', 'request completed']);
   });
 
   it('has no request context outside a request', () => {
     expect(currentRequest()).toBeUndefined();
+  });
+});
+
+describe('requestScopedLogger', () => {
+  it('writes through the current request logger inside a request and the fallback outside', async () => {
+    const out = capture();
+    const base = createLogger({ destination: out.destination });
+    const shared = requestScopedLogger(base); // built once, like the MCP server factory's logger
+    const app = new Hono();
+    app.use('*', requestId({ logger: base }));
+    app.get('/', (c) => {
+      shared.info({ tool: 'search_documents' }, 'tool call');
+      return c.text('ok');
+    });
+    const res = await app.request('/', { headers: { 'x-request-id': 'req-scoped' } });
+    shared.info({}, 'outside');
+    const lines = out.lines();
+    expect(lines.find((l) => l.msg === 'tool call')).toMatchObject({ request_id: 'req-scoped', tool: 'search_documents' });
+    expect(res.headers.get('x-request-id')).toBe('req-scoped');
+    expect(lines.find((l) => l.msg === 'outside')).not.toHaveProperty('request_id');
   });
 });

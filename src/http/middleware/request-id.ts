@@ -5,7 +5,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
-import type { AppLogger } from '../../logger.js';
+import type { AppLogger, Logger } from '../../logger.js';
 
 /** What a request carries while it runs. `logger` is re-bound as more becomes known (principal, session). */
 export interface RequestContext {
@@ -29,6 +29,21 @@ export function currentRequest(): RequestContext | undefined {
 export function bindRequestLog(fields: Record<string, unknown>): void {
   const context = storage.getStore();
   if (context) context.logger = context.logger.child(fields);
+}
+
+/**
+ * A logger for code built once per process (the MCP server factory, the session registry) that
+ * writes through the current request's logger when there is one, so its lines carry the request id
+ * and principal, and through `fallback` otherwise (timers, boot, shutdown).
+ */
+export function requestScopedLogger(fallback: Logger): Logger {
+  const pick = (): Logger => storage.getStore()?.logger ?? fallback;
+  return {
+    debug: (fields, message) => pick().debug(fields, message),
+    info: (fields, message) => pick().info(fields, message),
+    warn: (fields, message) => pick().warn(fields, message),
+    error: (fields, message) => pick().error(fields, message),
+  };
 }
 
 /** Upper bound on an accepted incoming id; longer ones are replaced, not truncated. */
@@ -58,7 +73,7 @@ export function requestId(options: RequestIdOptions): MiddlewareHandler<{ Variab
     const incoming = c.req.header(headerName);
     const id = isSaneRequestId(incoming) ? incoming : generate();
     const inboundSession = c.req.header('mcp-session-id');
-    const context: RequestContext = { requestId: id, logger: logger.child({ reqId: id }) };
+    const context: RequestContext = { requestId: id, logger: logger.child({ request_id: id }) };
     c.set('requestId', id);
     const start = performance.now();
     await storage.run(context, async () => {
@@ -75,9 +90,9 @@ export function requestId(options: RequestIdOptions): MiddlewareHandler<{ Variab
           path: c.req.path,
           route: routePath(c),
           status,
-          durationMs: Math.round((performance.now() - start) * 10) / 10,
+          duration_ms: Math.round((performance.now() - start) * 100) / 100,
         };
-        if (sessionId) fields.sessionId = sessionId;
+        if (sessionId) fields.session_id = sessionId;
         if (principal) fields.principal = principal;
         const level = status >= 500 ? 'error' : 'info';
         context.logger[level](fields, 'request completed');
