@@ -1,0 +1,100 @@
+// The Hono application: which middleware runs in which order, and which routes exist. Everything it
+// needs is passed in, so tests, benchmarks and main build the same app.
+//
+// Order, outermost first:
+//   options.middleware (request ids, metrics, …)  — every route
+//   /healthz, /readyz                               — open: probes run before any auth or host check
+//   /mcp: host check → options.beforeMcp (drain refusal) → options.authenticate → the MCP handler
+import { Hono } from 'hono';
+import type { MiddlewareHandler } from 'hono';
+import type { IndexHolder } from '../mcp/index-holder.js';
+import { createMcpServerFactory } from '../mcp/create-mcp-server.js';
+import type { ToolCallEvent } from '../mcp/create-mcp-server.js';
+import { silentLogger } from '../logger.js';
+import type { Logger } from '../logger.js';
+import type { AppEnv } from './app-env.js';
+import { jsonRpcErrorBody, SERVER_ERROR } from './json-rpc-error.js';
+import { hostCheck } from './middleware/host-check.js';
+import { healthRoutes } from './routes/health.js';
+import { mcpHandler } from './routes/mcp.js';
+import { SessionRegistry } from './sessions.js';
+import type { SessionEvent } from './sessions.js';
+
+export interface AppOptions {
+  /** The shared index; tool calls wait until it is built, /readyz reports 503 until then. */
+  index: IndexHolder;
+  /** Origin clients use, e.g. "https://docs.example.com"; its host is allowed by the Host check. */
+  publicUrl: string;
+  /** Sessions kept at once, ≥ 1. Default 1000. */
+  maxSessions?: number;
+  /** Idle time after which a session is closed, in milliseconds. Default 1 800 000 (30 minutes). */
+  sessionIdleTtlMs?: number;
+  /** Host names allowed besides loopback and the PUBLIC_URL host. Default none. */
+  extraAllowedHosts?: readonly string[];
+  /** Reported in the MCP initialize result. Default { name: 'corpus-mcp', version: '0.0.0' }. */
+  serverInfo?: { name: string; version: string };
+  logger?: Logger;
+  /** Whether search queries may be logged. Default false. */
+  logQueries?: boolean;
+  /** Mounted before every route (request ids, HTTP metrics). Default none. */
+  middleware?: readonly MiddlewareHandler[];
+  /** Mounted on /mcp after the Host check and before authentication (e.g. refuse new sessions while draining). */
+  beforeMcp?: readonly MiddlewareHandler[];
+  /**
+   * Authentication for /mcp: must answer 401/403 itself or set `principal` and `authInfo` on the
+   * context. Omit to serve without authentication (then only a loopback HOST is safe).
+   */
+  authenticate?: MiddlewareHandler;
+  /** Extra reason for /readyz to answer 503 (e.g. draining). */
+  notReadyReason?: () => string | undefined;
+  /** Session created / evicted / expired / deleted / shutdown. Must not throw. */
+  onSessionEvent?: (event: SessionEvent) => void;
+  /** After every tools/call. Must not throw. */
+  onToolCall?: (event: ToolCallEvent) => void;
+}
+
+export interface CorpusApp {
+  app: Hono<AppEnv>;
+  sessions: SessionRegistry;
+  /** Closes every session (ends their SSE streams). The HTTP server is the caller's to close. */
+  close(): Promise<void>;
+}
+
+export function createApp(options: AppOptions): CorpusApp {
+  const {
+    index,
+    publicUrl,
+    maxSessions = 1000,
+    sessionIdleTtlMs = 1_800_000,
+    extraAllowedHosts = [],
+    serverInfo,
+    logger = silentLogger,
+    logQueries = false,
+    middleware = [],
+    beforeMcp = [],
+    authenticate,
+    notReadyReason,
+    onSessionEvent,
+    onToolCall,
+  } = options;
+
+  const sessions = new SessionRegistry({ maxSessions, idleTtlMs: sessionIdleTtlMs, logger, onEvent: onSessionEvent });
+  const createServer = createMcpServerFactory({ index, serverInfo, logger, logQueries, onToolCall });
+
+  const app = new Hono<AppEnv>();
+  for (const m of middleware) app.use(m);
+  app.route('/', healthRoutes({ index, notReadyReason }));
+
+  app.use('/mcp', hostCheck({ publicUrl, extraHosts: extraAllowedHosts }));
+  for (const m of beforeMcp) app.use('/mcp', m);
+  if (authenticate) app.use('/mcp', authenticate);
+  app.all('/mcp', mcpHandler({ sessions, createServer, logger }));
+
+  app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp` }, 404));
+  app.onError((error, c) => {
+    logger.error({ err: error, path: c.req.path }, 'unhandled error');
+    return c.json(jsonRpcErrorBody(SERVER_ERROR, 'Internal server error'), 500);
+  });
+
+  return { app, sessions, close: () => sessions.closeAll() };
+}

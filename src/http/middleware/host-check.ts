@@ -1,0 +1,64 @@
+// DNS-rebinding protection: a web page on a foreign origin can make a browser send requests to a
+// server on localhost by pointing its own name at 127.0.0.1. Such requests still carry the foreign
+// name in `Host` (and the page's origin in `Origin`), so both are checked against the names this
+// server is really reached by: the loopback names and the host of PUBLIC_URL. The ports are not
+// compared: the attack is about names, and a proxy may legitimately change the port.
+import type { MiddlewareHandler } from 'hono';
+import { jsonRpcErrorBody, SERVER_ERROR } from '../json-rpc-error.js';
+
+export interface HostCheckOptions {
+  /** The public origin, e.g. "https://docs.example.com"; its host name is allowed. */
+  publicUrl: string;
+  /** Further host names to allow (without port), e.g. an internal load-balancer name. */
+  extraHosts?: readonly string[];
+}
+
+const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
+
+/** The lowercased host name of a Host header value ("example.com:8080" → "example.com"), or undefined. */
+function hostNameOf(hostHeader: string): string | undefined {
+  try {
+    return new URL(`http://${hostHeader}`).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+function originHostNameOf(origin: string): string | undefined {
+  try {
+    const url = new URL(origin);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.hostname.toLowerCase() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function hostCheck({ publicUrl, extraHosts = [] }: HostCheckOptions): MiddlewareHandler {
+  let publicHost: string;
+  try {
+    publicHost = new URL(publicUrl).hostname.toLowerCase();
+  } catch {
+    throw new TypeError(`hostCheck: publicUrl must be an absolute URL, got ${JSON.stringify(publicUrl)}`);
+  }
+  const allowed = new Set([...LOOPBACK, publicHost, ...extraHosts.map((h) => h.toLowerCase())]);
+
+  return async function hostCheckMiddleware(c, next) {
+    const host = c.req.header('host');
+    const hostName = host === undefined ? undefined : hostNameOf(host);
+    if (hostName === undefined || !allowed.has(hostName)) {
+      return c.json(
+        jsonRpcErrorBody(SERVER_ERROR, `Forbidden: Host header ${JSON.stringify(host ?? '')} is not a name of this server; use ${publicUrl}`),
+        403,
+      );
+    }
+    const origin = c.req.header('origin');
+    if (origin !== undefined) {
+      const originHost = originHostNameOf(origin);
+      if (originHost === undefined || !allowed.has(originHost)) {
+        return c.json(jsonRpcErrorBody(SERVER_ERROR, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed to call this server`), 403);
+      }
+    }
+    await next();
+    return undefined;
+  };
+}

@@ -1,0 +1,112 @@
+// The session registry: which MCP sessions exist, bounded in number and in idle time. Backed by
+// lru-cache so the least recently used session makes room for a new one and an idle one expires on
+// its own (ttlAutopurge), with every request refreshing the session's age (updateAgeOnGet).
+import { LRUCache } from 'lru-cache';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { silentLogger } from '../logger.js';
+import type { Logger } from '../logger.js';
+
+export interface Session {
+  id: string;
+  transport: WebStandardStreamableHTTPServerTransport;
+  server: Server;
+  /** Principal that created the session, when authentication is on; only it may use the session. */
+  owner: string | undefined;
+  createdAt: number;
+}
+
+/**
+ * Why a session ended. `evicted`: pushed out by MAX_SESSIONS; `expired`: idle past SESSION_IDLE_TTL;
+ * `deleted`: the client sent DELETE or the transport closed; `shutdown`: the registry was closed.
+ */
+export type SessionEndReason = 'evicted' | 'expired' | 'deleted' | 'shutdown';
+
+export type SessionEvent = { type: 'created'; session: Session } | { type: SessionEndReason; session: Session };
+
+export interface SessionRegistryOptions {
+  /** Sessions kept at once, ≥ 1. */
+  maxSessions: number;
+  /** Idle time in milliseconds after which a session is closed, ≥ 1. */
+  idleTtlMs: number;
+  logger?: Logger;
+  /** Called on every creation and ending (metrics). Must not throw. */
+  onEvent?: (event: SessionEvent) => void;
+}
+
+export class SessionRegistry {
+  readonly #cache: LRUCache<string, Session>;
+  readonly #logger: Logger;
+  readonly #onEvent: ((event: SessionEvent) => void) | undefined;
+  #closing = false;
+
+  constructor({ maxSessions, idleTtlMs, logger = silentLogger, onEvent }: SessionRegistryOptions) {
+    if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError(`maxSessions must be a whole number ≥ 1, got ${maxSessions}`);
+    if (!Number.isFinite(idleTtlMs) || idleTtlMs < 1) throw new RangeError(`idleTtlMs must be ≥ 1, got ${idleTtlMs}`);
+    this.#logger = logger;
+    this.#onEvent = onEvent;
+    this.#cache = new LRUCache<string, Session>({
+      max: maxSessions,
+      ttl: idleTtlMs,
+      updateAgeOnGet: true,
+      ttlAutopurge: true,
+      // Closing a session from `dispose` would re-enter the cache while it is mid-update (the
+      // transport's close callback deletes the entry) and corrupt it; `disposeAfter` runs once the
+      // cache is consistent again.
+      disposeAfter: (session, _id, reason) => {
+        const type: SessionEndReason = this.#closing
+          ? 'shutdown'
+          : reason === 'evict'
+            ? 'evicted'
+            : reason === 'expire'
+              ? 'expired'
+              : 'deleted';
+        this.#end(session, type);
+      },
+    });
+  }
+
+  get size(): number {
+    return this.#cache.size;
+  }
+
+  /** Registers a new session; may evict the least recently used one. */
+  add(session: Session): void {
+    this.#cache.set(session.id, session);
+    this.#emit({ type: 'created', session });
+    this.#logger.debug({ session_id: session.id, active_sessions: this.#cache.size }, 'session created');
+  }
+
+  /** The live session with this id, refreshing its idle timer; undefined if unknown, evicted or expired. */
+  get(id: string): Session | undefined {
+    return this.#cache.get(id);
+  }
+
+  /** Ends a session (DELETE, or its transport closed). Safe to call for an id that is gone. */
+  delete(id: string): void {
+    this.#cache.delete(id);
+  }
+
+  /** Ends every session (shutdown). */
+  async closeAll(): Promise<void> {
+    this.#closing = true;
+    const sessions = [...this.#cache.values()];
+    this.#cache.clear();
+    await Promise.allSettled(sessions.map((s) => s.server.close()));
+  }
+
+  #end(session: Session, reason: SessionEndReason): void {
+    this.#emit({ type: reason, session });
+    this.#logger.debug({ session_id: session.id, reason, active_sessions: this.#cache.size }, 'session ended');
+    // Closing the server closes its transport, which ends any open SSE stream of the session.
+    session.server.close().catch((error: unknown) => this.#logger.warn({ err: error, session_id: session.id }, 'closing session failed'));
+  }
+
+  #emit(event: SessionEvent): void {
+    try {
+      this.#onEvent?.(event);
+    } catch (error) {
+      this.#logger.error({ err: error }, 'session event hook threw');
+    }
+  }
+}

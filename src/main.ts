@@ -1,0 +1,100 @@
+// Entry point: read the configuration, load the corpus (refusing to start without documents), listen
+// at once so /healthz answers, build the index right after, and close cleanly on SIGTERM/SIGINT.
+// The only file that touches the console.
+import { resolve } from 'node:path';
+import { serve } from '@hono/node-server';
+import type { ServerType } from '@hono/node-server';
+import pkg from '../package.json' with { type: 'json' };
+import { ConfigError, loadConfig } from './config.js';
+import type { Config } from './config.js';
+import { CorpusError } from './corpus/corpus-error.js';
+import { loadCorpus } from './corpus/load-corpus.js';
+import { createApp } from './http/app.js';
+import { createLogger } from './logger.js';
+import { IndexHolder } from './mcp/index-holder.js';
+import { SearchIndex } from './search/search-index.js';
+import type { SearchIndexOptions } from './search/search-index.js';
+
+function searchOptionsOf(config: Config): SearchIndexOptions {
+  const options: SearchIndexOptions = {};
+  if (config.chunkWords !== undefined) options.chunkWords = config.chunkWords;
+  if (config.chunkOverlapWords !== undefined) options.overlapWords = config.chunkOverlapWords;
+  if (config.bm25K1 !== undefined) options.k1 = config.bm25K1;
+  if (config.bm25B !== undefined) options.b = config.bm25B;
+  return options;
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`corpus-mcp: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.logLevel, base: { service: 'corpus-mcp', version: pkg.version } });
+
+  const corpusRoot = resolve(config.corpusDir);
+  let corpus: Awaited<ReturnType<typeof loadCorpus>>;
+  try {
+    corpus = await loadCorpus(corpusRoot);
+  } catch (error) {
+    if (error instanceof CorpusError) {
+      console.error(`corpus-mcp: cannot serve the corpus: ${error.message}`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  for (const warning of corpus.warnings ?? []) logger.warn({ path: warning.path }, warning.message);
+  logger.info({ corpus: corpusRoot, documents: corpus.documents.length, skipped: corpus.skipped.length }, 'corpus loaded');
+
+  const holder = new IndexHolder();
+  const { app, close } = createApp({
+    index: holder,
+    publicUrl: config.publicUrl,
+    maxSessions: config.maxSessions,
+    sessionIdleTtlMs: config.sessionIdleTtlSeconds * 1000,
+    serverInfo: { name: 'corpus-mcp', version: pkg.version },
+    logger,
+    logQueries: config.logQueries,
+  });
+
+  const server: ServerType = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+    logger.info({ host: info.address, port: info.port, mcp_url: `${config.publicUrl}/mcp` }, 'listening');
+    // Build after the first tick of listening, so /healthz answers while a large corpus is indexed.
+    setImmediate(() => {
+      try {
+        const index = SearchIndex.build(corpus.documents, searchOptionsOf(config));
+        holder.set({ index, skipped: corpus.skipped });
+        logger.info({ ...index.stats }, 'index built; ready');
+      } catch (error) {
+        holder.fail(error instanceof Error ? error : new Error(String(error)));
+        console.error(`corpus-mcp: building the index failed: ${error instanceof Error ? error.message : String(error)}`);
+        process.exit(1);
+      }
+    });
+  });
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    console.error(`corpus-mcp: cannot listen on ${config.host}:${config.port}: ${error.message}`);
+    process.exit(1);
+  });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    server.close();
+    void close().finally(() => process.exit(0));
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error('corpus-mcp: failed to start:', error);
+  process.exit(1);
+});

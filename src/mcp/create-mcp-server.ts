@@ -1,0 +1,156 @@
+// One MCP server per session, all sharing one index. A session is meant to cost almost nothing while
+// idle, so everything that does not depend on the session is built here once per process: the tools/list
+// answer, the tool table, the request handlers and the JSON Schema validator. Each session then gets a
+// low-level SDK `Server` with those shared handlers attached (McpServer would rebuild JSON Schemas on
+// every tools/list and hold per-session tool registrations).
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { CallToolRequest, CallToolResult, ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import { silentLogger } from '../logger.js';
+import type { Logger } from '../logger.js';
+import type { IndexHolder, ServedCorpus } from './index-holder.js';
+import { listResources, readResource } from './resources.js';
+import type { DefinedTool } from './tools/define-tool.js';
+import { getChunk } from './tools/get-chunk.js';
+import { getDocument } from './tools/get-document.js';
+import { listDocuments } from './tools/list-documents.js';
+import { searchDocuments } from './tools/search-documents.js';
+import { ToolError } from './tools/tool-error.js';
+import type { ToolErrorCode } from './tools/tool-error.js';
+
+/** The tools every session offers, in the order tools/list shows them. */
+export const TOOLS: readonly DefinedTool[] = [searchDocuments, getChunk, getDocument, listDocuments];
+
+export type ToolCallOutcome = 'ok' | 'tool_error' | 'protocol_error';
+
+/** Reported once per tools/call, after it finished. Safe for metric labels: `tool` is a known name or "unknown". */
+export interface ToolCallEvent {
+  tool: string;
+  outcome: ToolCallOutcome;
+  durationMs: number;
+  /** Set when outcome is tool_error. */
+  errorCode?: ToolErrorCode;
+  /** search_documents only: how many results were returned. */
+  resultCount?: number;
+  sessionId?: string;
+  authInfo?: AuthInfo;
+}
+
+export interface McpServerOptions {
+  /** Where the shared index comes from; tool calls wait until it is built. */
+  index: IndexHolder;
+  /** `{ name, version }` reported in the initialize result. */
+  serverInfo?: { name: string; version: string };
+  logger?: Logger;
+  /** Whether query text may be written to logs. Default false. */
+  logQueries?: boolean;
+  /** Called after every tools/call (metrics, audit). Must not throw. */
+  onToolCall?: (event: ToolCallEvent) => void;
+}
+
+const INSTRUCTIONS =
+  'This server gives read-only access to a folder of documents. Start with search_documents to find ' +
+  'relevant passages; read one in full with get_chunk, or page through its document with get_document. ' +
+  'Use list_documents to see what the corpus contains. Cite documents by their source path.';
+
+const CAPABILITIES = { tools: {}, resources: {}, logging: {} } as const;
+
+function toolResult(structured: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+}
+
+function toolErrorResult(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/**
+ * Builds the shared parts once and returns a function that makes a fresh, unconnected `Server` for a
+ * new session.
+ */
+export function createMcpServerFactory(options: McpServerOptions): () => Server {
+  const { index: holder, serverInfo = { name: 'corpus-mcp', version: '0.0.0' }, logger = silentLogger, logQueries = false, onToolCall } = options;
+  const toolsByName = new Map(TOOLS.map((tool) => [tool.name, tool]));
+  const toolNames = TOOLS.map((t) => t.name).join(', ');
+  const listToolsResult: ListToolsResult = Object.freeze({ tools: TOOLS.map((t) => t.listing) });
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
+  const info = Object.freeze({ ...serverInfo });
+
+  const corpus = async (): Promise<ServedCorpus> => holder.current ?? holder.wait();
+
+  const report = (event: ToolCallEvent, request: CallToolRequest) => {
+    const fields: Record<string, unknown> = {
+      tool: event.tool,
+      outcome: event.outcome,
+      duration_ms: Math.round(event.durationMs * 100) / 100,
+      session_id: event.sessionId,
+    };
+    if (event.errorCode) fields.error_code = event.errorCode;
+    if (event.resultCount !== undefined) fields.result_count = event.resultCount;
+    if (logQueries && event.tool === 'search_documents') fields.query = request.params.arguments?.query;
+    logger.info(fields, 'tool call');
+    try {
+      onToolCall?.(event);
+    } catch (error) {
+      logger.error({ err: error }, 'onToolCall hook threw');
+    }
+  };
+
+  const callTool = async (request: CallToolRequest, extra: { sessionId?: string; authInfo?: AuthInfo }): Promise<CallToolResult> => {
+    const started = performance.now();
+    const tool = toolsByName.get(request.params.name);
+    const event: ToolCallEvent = { tool: tool?.name ?? 'unknown', outcome: 'ok', durationMs: 0, sessionId: extra.sessionId, authInfo: extra.authInfo };
+    try {
+      if (!tool) {
+        event.outcome = 'protocol_error';
+        throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name.slice(0, 100)}"; this server offers: ${toolNames}`);
+      }
+      let served: ServedCorpus;
+      try {
+        served = await corpus();
+      } catch {
+        event.outcome = 'tool_error';
+        event.errorCode = 'index_unavailable';
+        return toolErrorResult('The document index failed to build, so no document can be served. The server operator must check the logs and restart it.');
+      }
+      try {
+        const structured = tool.call(request.params.arguments, served);
+        if (Array.isArray(structured.results)) event.resultCount = structured.results.length;
+        return toolResult(structured);
+      } catch (error) {
+        event.outcome = 'tool_error';
+        if (error instanceof ToolError) {
+          event.errorCode = error.code;
+          return toolErrorResult(error.message);
+        }
+        event.errorCode = 'internal_error';
+        logger.error({ err: error, tool: tool.name }, 'tool handler failed');
+        return toolErrorResult(`${tool.name} failed with an internal error. Try again; if it persists, the server operator should check the logs.`);
+      }
+    } finally {
+      event.durationMs = performance.now() - started;
+      report(event, request);
+    }
+  };
+
+  const listTools = () => listToolsResult;
+  const listResourcesHandler = async (request: { params?: { cursor?: string } }) => listResources(await corpus(), request.params?.cursor);
+  const readResourceHandler = async (request: { params: { uri: string } }) => readResource(await corpus(), request.params.uri);
+
+  return function createMcpServer(): Server {
+    const server = new Server(info, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator });
+    server.setRequestHandler(ListToolsRequestSchema, listTools);
+    server.setRequestHandler(CallToolRequestSchema, callTool);
+    server.setRequestHandler(ListResourcesRequestSchema, listResourcesHandler);
+    server.setRequestHandler(ReadResourceRequestSchema, readResourceHandler);
+    return server;
+  };
+}

@@ -1,0 +1,76 @@
+// Every indexed document is also an MCP resource, for clients that let a user attach documents to a
+// conversation. URIs use a file-less scheme so they never look like (or resolve to) a path on the
+// server's disk: `corpus:///<source>`, each path segment percent-encoded, e.g.
+// `corpus:///guides/getting%20started.md`.
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { ListResourcesResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ServedCorpus } from './index-holder.js';
+import { decodeCursor, encodeCursor } from './tools/page-cursor.js';
+
+export const RESOURCE_URI_PREFIX = 'corpus:///';
+export const RESOURCES_PAGE_SIZE = 100;
+/** JSON-RPC error code the MCP specification assigns to "resource not found". */
+const RESOURCE_NOT_FOUND = -32002;
+
+export function resourceUri(source: string): string {
+  return RESOURCE_URI_PREFIX + source.split('/').map(encodeURIComponent).join('/');
+}
+
+/** The source a URI names, or undefined if it is not a well-formed corpus URI. */
+export function sourceOfUri(uri: string): string | undefined {
+  if (!uri.startsWith(RESOURCE_URI_PREFIX)) return undefined;
+  try {
+    return uri.slice(RESOURCE_URI_PREFIX.length).split('/').map(decodeURIComponent).join('/');
+  } catch {
+    return undefined;
+  }
+}
+
+const MIME_TYPES: Record<string, string> = {
+  md: 'text/markdown',
+  markdown: 'text/markdown',
+  mdx: 'text/markdown',
+  html: 'text/html',
+  htm: 'text/html',
+  json: 'application/json',
+  csv: 'text/csv',
+};
+
+export function mimeTypeOf(source: string): string {
+  const dot = source.lastIndexOf('.');
+  const extension = dot > source.lastIndexOf('/') ? source.slice(dot + 1).toLowerCase() : '';
+  return MIME_TYPES[extension] ?? 'text/plain';
+}
+
+export function listResources({ index }: ServedCorpus, cursor: string | undefined): ListResourcesResult {
+  const all = index.listDocuments();
+  let start = 0;
+  if (cursor !== undefined) {
+    const position = decodeCursor(cursor);
+    if (position === undefined || position > all.length) {
+      throw new McpError(ErrorCode.InvalidParams, `invalid cursor "${cursor.slice(0, 80)}": pass nextCursor from the previous resources/list result, or omit it`);
+    }
+    start = position;
+  }
+  const page = all.slice(start, start + RESOURCES_PAGE_SIZE);
+  const next = start + page.length;
+  return {
+    resources: page.map((d) => ({
+      uri: resourceUri(d.source),
+      name: d.source,
+      title: d.title,
+      mimeType: mimeTypeOf(d.source),
+      size: d.bytes,
+    })),
+    ...(next < all.length ? { nextCursor: encodeCursor(next) } : {}),
+  };
+}
+
+export function readResource({ index }: ServedCorpus, uri: string): ReadResourceResult {
+  const source = sourceOfUri(uri);
+  const document = source === undefined ? undefined : index.getDocument(source);
+  if (!document) {
+    throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: "${uri.slice(0, 200)}"; use a uri from resources/list (corpus:///<source>)`, { uri });
+  }
+  return { contents: [{ uri: resourceUri(document.source), mimeType: mimeTypeOf(document.source), text: document.text }] };
+}

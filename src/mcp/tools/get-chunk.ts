@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import type { SearchIndex } from '../../search/search-index.js';
+import { defineTool } from './define-tool.js';
+import { suggestionSentence } from './closest-sources.js';
+import { ToolError } from './tool-error.js';
+
+const input = z.strictObject({
+  chunk_id: z
+    .string({ error: 'must be a string such as "guides/deploy.md#3"' })
+    .min(1, { error: 'must not be empty' })
+    .max(2000, { error: 'must be at most 2000 characters' })
+    .describe('A chunk id from search_documents or from prev_chunk_id/next_chunk_id, e.g. "guides/deploy.md#3".'),
+});
+
+const output = z.object({
+  chunk_id: z.string(),
+  source: z.string(),
+  title: z.string(),
+  heading: z.string(),
+  text: z.string().describe('The passage, exactly the document text from start to end.'),
+  start: z.number().int(),
+  end: z.number().int(),
+  prev_chunk_id: z.string().nullable().describe('The passage before this one, or null at the start of the document.'),
+  next_chunk_id: z.string().nullable().describe('The passage after this one, or null at the end of the document.'),
+});
+
+export type GetChunkOutput = z.output<typeof output>;
+
+/** Why `chunkId` is not in the index, in words the caller can act on. */
+function explainUnknownChunk(chunkId: string, index: SearchIndex): ToolError {
+  const hash = chunkId.lastIndexOf('#');
+  const source = hash >= 0 ? chunkId.slice(0, hash) : chunkId;
+  const ordinal = hash >= 0 ? chunkId.slice(hash + 1) : '';
+  if (hash < 0 || !/^(0|[1-9][0-9]*)$/.test(ordinal)) {
+    return new ToolError(
+      'malformed_chunk_id',
+      `chunk_id "${chunkId}" is not of the form <source>#<n>, e.g. "guides/deploy.md#0". ` +
+        'Take chunk ids from search_documents results or from prev_chunk_id/next_chunk_id.',
+    );
+  }
+  const document = index.getDocument(source);
+  if (!document) {
+    return new ToolError(
+      'unknown_source',
+      `unknown chunk_id "${chunkId}": the index holds no document "${source}".` +
+        suggestionSentence(source, index.listDocuments().map((d) => d.source)),
+    );
+  }
+  const count = document.chunkCount;
+  return new ToolError(
+    'unknown_chunk',
+    `unknown chunk_id "${chunkId}": ${source} has ${count} chunk${count === 1 ? '' : 's'}` +
+      (count > 0 ? ` (${source}#0 to ${source}#${count - 1})` : '') +
+      '. Use an id in that range, or read the document with get_document.',
+  );
+}
+
+export const getChunk = defineTool({
+  name: 'get_chunk',
+  title: 'Read a passage',
+  description:
+    'Returns one passage (chunk) of a document in full: its text, source, title, section heading, character ' +
+    'offsets start/end in the document, and the ids of the passages before and after it. Use it after ' +
+    'search_documents to read a result in full; follow prev_chunk_id / next_chunk_id for surrounding ' +
+    'context, or call get_document with the source and offset=start to read a longer stretch.',
+  input,
+  output,
+  run({ chunk_id }, { index }): GetChunkOutput {
+    const chunk = index.getChunk(chunk_id);
+    if (!chunk) throw explainUnknownChunk(chunk_id, index);
+    return {
+      chunk_id: chunk.chunkId,
+      source: chunk.source,
+      title: chunk.title,
+      heading: chunk.heading,
+      text: chunk.text,
+      start: chunk.start,
+      end: chunk.end,
+      prev_chunk_id: chunk.prevChunkId,
+      next_chunk_id: chunk.nextChunkId,
+    };
+  },
+});

@@ -1,0 +1,22 @@
+// A tool error is an answer, not a crash: the message tells the model what was wrong and what to do,
+// and the code lets logs and metrics tell kinds apart without reading the text.
+
+export type ToolErrorCode =
+  | 'invalid_arguments'
+  | 'unknown_source'
+  | 'unknown_chunk'
+  | 'malformed_chunk_id'
+  | 'offset_out_of_range'
+  | 'invalid_cursor'
+  | 'index_unavailable'
+  | 'internal_error';
+
+export class ToolError extends Error {
+  constructor(
+    readonly code: ToolErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
