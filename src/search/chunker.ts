@@ -94,6 +94,7 @@ function windows(section: Section, { chunkWords, overlapWords }: ChunkerOptions)
 function splitSections(text: string, bodyStart: number): Section[] {
   const sections: Section[] = [];
   let current: Section = { start: -1, headings: [], words: [], headingWords: 0, paragraphStarts: [] };
+  const open: Array<{ level: number; title: string }> = [];
   let fence = '';
   let inParagraph = false;
   let lineStart = bodyStart;
@@ -112,7 +113,10 @@ function splitSections(text: string, bodyStart: number): Section[] {
       if (current.words.length > 0) sections.push(current);
       const level = (heading[1] ?? '#').length;
       const title = (heading[2] ?? '').trim();
-      const headings = [...current.headings.slice(0, level - 1), title].filter((h) => h !== '');
+      // A heading closes every open heading of its level or deeper, whatever level the document starts at.
+      while (open.length > 0 && (open[open.length - 1]?.level ?? 0) >= level) open.pop();
+      if (title !== '') open.push({ level, title });
+      const headings = open.map((h) => h.title);
       current = { start: lineStart, headings, words: [], headingWords: 0, paragraphStarts: [] };
       const contentStart = lineStart + line.indexOf(heading[1] ?? '#') + level;
       collectWords(text, contentStart, lineEnd, current);
