@@ -4,6 +4,7 @@
 // Order, outermost first:
 //   options.middleware (request ids, metrics, …)  — every route
 //   /healthz, /readyz                               — open: probes run before any auth or host check
+//   options.routes (/, /metrics)                    — open, or guarded by their own middleware
 //   /mcp: host check → options.beforeMcp (drain refusal) → options.authenticate → the MCP handler
 import { Hono } from 'hono';
 import type { MiddlewareHandler } from 'hono';
@@ -45,6 +46,8 @@ export interface AppOptions {
    * context. Omit to serve without authentication (then only a loopback HOST is safe).
    */
   authenticate?: MiddlewareHandler;
+  /** Further open routes (landing page, /metrics), mounted after the health routes. Default none. */
+  routes?: Hono;
   /** Extra reason for /readyz to answer 503 (e.g. draining). */
   notReadyReason?: () => string | undefined;
   /** Session created / evicted / expired / deleted / shutdown. Must not throw. */
@@ -74,6 +77,7 @@ export function createApp(options: AppOptions): CorpusApp {
     beforeMcp = [],
     authenticate,
     notReadyReason,
+    routes,
     onSessionEvent,
     onToolCall,
   } = options;
@@ -84,6 +88,7 @@ export function createApp(options: AppOptions): CorpusApp {
   const app = new Hono<AppEnv>();
   for (const m of middleware) app.use(m);
   app.route('/', healthRoutes({ index, notReadyReason }));
+  if (routes) app.route('/', routes);
 
   app.use('/mcp', hostCheck({ publicUrl, extraHosts: extraAllowedHosts }));
   for (const m of beforeMcp) app.use('/mcp', m);
