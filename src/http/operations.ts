@@ -1,0 +1,108 @@
+// Everything an operator watches or triggers, assembled in one place and handed to createApp as
+// options: request ids and JSON request logs, HTTP and MCP metrics, /metrics and the landing page,
+// the drain on shutdown. main.ts and the end-to-end tests build it the same way, so what the tests
+// observe is what production runs.
+import type { Server } from 'node:http';
+import { Hono } from 'hono';
+import type { MiddlewareHandler } from 'hono';
+import type { AppLogger, Logger } from '../logger.js';
+import type { IndexHolder } from '../mcp/index-holder.js';
+import type { ToolCallEvent } from '../mcp/create-mcp-server.js';
+import type { CorpusApp } from './app.js';
+import { createMetrics } from './metrics.js';
+import type { Metrics } from './metrics.js';
+import { refuseNewSessionsWhileDraining } from './middleware/draining.js';
+import { httpMetrics } from './middleware/metrics.js';
+import { requestId, requestScopedLogger } from './middleware/request-id.js';
+import { landingRoute } from './routes/landing.js';
+import { metricsRoute } from './routes/metrics.js';
+import type { SessionEvent } from './sessions.js';
+import { createShutdown } from './shutdown.js';
+import type { Shutdown } from './shutdown.js';
+
+export interface OperationsOptions {
+  /** The process logger; request lines are children of it. */
+  logger: AppLogger;
+  /** Origin clients use, no trailing slash; shown on the landing page. */
+  publicUrl: string;
+  /** The shared index: its size feeds the landing page and the index gauges once built. */
+  index: IndexHolder;
+  /** Upper bound on the shutdown drain, in milliseconds, > 0. Default 10000. */
+  drainTimeoutMs?: number;
+  /** Default: a fresh registry with process metrics. Pass one to share it with other code. */
+  metrics?: Metrics;
+  /** Mounted in front of GET /metrics, e.g. the METRICS_TOKEN check. Default none (open). */
+  metricsGuard?: MiddlewareHandler;
+  /** Whether /mcp requires credentials; the landing page then shows how to pass them. Default false. */
+  authRequired?: boolean;
+}
+
+/** The subset of createApp's options operations fills in. */
+export interface OperationsAppOptions {
+  logger: Logger;
+  middleware: MiddlewareHandler[];
+  beforeMcp: MiddlewareHandler[];
+  routes: Hono;
+  notReadyReason: () => string | undefined;
+  onSessionEvent: (event: SessionEvent) => void;
+  onToolCall: (event: ToolCallEvent) => void;
+}
+
+export interface Operations {
+  readonly metrics: Metrics;
+  readonly shutdown: Shutdown;
+  /** Spread into createApp's options. */
+  readonly appOptions: OperationsAppOptions;
+  /** For the auth middleware's `onRefused`: counts a refusal by its AuthError code. */
+  onAuthRefused(reason: string): void;
+  /** Once the app is built and the server listens: live session gauge, drain target. */
+  attach(server: Server, app: CorpusApp): void;
+}
+
+export function createOperations(options: OperationsOptions): Operations {
+  const { logger, publicUrl, index, drainTimeoutMs = 10_000, metricsGuard, authRequired = false } = options;
+  const metrics = options.metrics ?? createMetrics();
+  const shutdown = createShutdown({ logger, drainTimeoutMs });
+
+  index.wait().then(
+    ({ index: built }) => metrics.setIndexStats(built.stats),
+    () => {}, // a failed build is main's to report; the gauges stay at "not ready"
+  );
+
+  const routes = new Hono();
+  routes.get('/', landingRoute({ publicUrl, authRequired, stats: () => index.current?.index.stats }));
+  if (metricsGuard) routes.use('/metrics', metricsGuard);
+  routes.get('/metrics', metricsRoute({ metrics }));
+
+  const onSessionEvent = (event: SessionEvent) => {
+    if (event.type === 'created') metrics.recordSessionCreated();
+    else metrics.recordSessionEnded(event.type);
+  };
+  const onToolCall = (event: ToolCallEvent) => {
+    metrics.recordToolCall({
+      tool: event.tool,
+      outcome: event.outcome,
+      durationSeconds: event.durationMs / 1000,
+      ...(event.resultCount !== undefined && event.outcome === 'ok' ? { resultCount: event.resultCount } : {}),
+    });
+  };
+
+  return {
+    metrics,
+    shutdown,
+    appOptions: {
+      logger: requestScopedLogger(logger),
+      middleware: [requestId({ logger }), httpMetrics({ metrics })],
+      beforeMcp: [refuseNewSessionsWhileDraining({ isDraining: () => shutdown.draining })],
+      routes,
+      notReadyReason: () => (shutdown.draining ? 'the server is shutting down' : undefined),
+      onSessionEvent,
+      onToolCall,
+    },
+    onAuthRefused: (reason) => metrics.recordAuthFailure(reason),
+    attach(server, app) {
+      metrics.observeActiveSessions(() => app.sessions.size);
+      shutdown.attach({ server, closeSessions: () => app.close() });
+    },
+  };
+}
