@@ -32,6 +32,8 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
   /** Whether query text may appear in logs. Default false. */
   logQueries: boolean;
+  /** Milliseconds SIGTERM/SIGINT waits for in-flight requests before cutting them off, 100–600000. Default 10000. */
+  drainTimeoutMs: number;
 }
 
 /** Thrown by `loadConfig`; `problems` has one line per bad variable. */
@@ -102,6 +104,7 @@ const envSchema = z.object({
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional(),
   ),
   LOG_QUERIES: boolean,
+  DRAIN_TIMEOUT_MS: integer(100, 600_000),
 });
 
 /** `http://HOST:PORT`, bracketing an IPv6 literal. */
@@ -148,5 +151,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     bm25B: e.BM25_B,
     logLevel: e.LOG_LEVEL ?? 'info',
     logQueries: e.LOG_QUERIES ?? false,
+    drainTimeoutMs: e.DRAIN_TIMEOUT_MS ?? 10_000,
   };
 }
