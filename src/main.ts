@@ -1,6 +1,7 @@
 // Entry point: read the configuration, load the corpus (refusing to start without documents), listen
 // at once so /healthz answers, build the index right after, and close cleanly on SIGTERM/SIGINT.
 // The only file that touches the console.
+import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { ServerType } from '@hono/node-server';
@@ -10,6 +11,7 @@ import type { Config } from './config.js';
 import { CorpusError } from './corpus/corpus-error.js';
 import { loadCorpus } from './corpus/load-corpus.js';
 import { createApp } from './http/app.js';
+import { createOperations } from './http/operations.js';
 import { createLogger } from './logger.js';
 import { IndexHolder } from './mcp/index-holder.js';
 import { SearchIndex } from './search/search-index.js';
@@ -52,15 +54,17 @@ async function main(): Promise<void> {
   logger.info({ corpus: corpusRoot, documents: corpus.documents.length, skipped: corpus.skipped.length }, 'corpus loaded');
 
   const holder = new IndexHolder();
-  const { app, close } = createApp({
+  const ops = createOperations({ logger, publicUrl: config.publicUrl, index: holder, drainTimeoutMs: config.drainTimeoutMs });
+  const corpusApp = createApp({
     index: holder,
     publicUrl: config.publicUrl,
     maxSessions: config.maxSessions,
     sessionIdleTtlMs: config.sessionIdleTtlSeconds * 1000,
     serverInfo: { name: 'corpus-mcp', version: pkg.version },
-    logger,
     logQueries: config.logQueries,
+    ...ops.appOptions,
   });
+  const { app } = corpusApp;
 
   const server: ServerType = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
     logger.info({ host: info.address, port: info.port, mcp_url: `${config.publicUrl}/mcp` }, 'listening');
@@ -82,14 +86,10 @@ async function main(): Promise<void> {
     process.exit(1);
   });
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    server.close();
-    void close().finally(() => process.exit(0));
-  };
+  // Drain: /readyz turns 503, new sessions are refused, in-flight requests finish (bounded by
+  // DRAIN_TIMEOUT_MS), sessions close, then exit 0. A second signal while draining changes nothing.
+  ops.attach(server as Server, corpusApp);
+  const stop = (signal: string) => void ops.shutdown.run(signal).then(() => process.exit(0));
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }
