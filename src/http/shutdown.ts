@@ -109,7 +109,7 @@ export function createShutdown(options: ShutdownOptions): Shutdown {
     const started = Date.now();
     const deadline = started + drainTimeoutMs;
     draining = true;
-    logger.info({ reason, inFlight: open.size, drainTimeoutMs }, 'shutdown started: draining');
+    logger.info({ reason, in_flight: open.size, drain_timeout_ms: drainTimeoutMs }, 'shutdown started: draining');
     if (!target) {
       logger.warn({ reason }, 'shutdown: no server attached, nothing to drain');
       return { reason, drained: true, abandoned: 0, durationMs: Date.now() - started };
@@ -126,8 +126,9 @@ export function createShutdown(options: ShutdownOptions): Shutdown {
     const abandoned = open.size;
     server.closeAllConnections();
     const report = { reason, drained, abandoned, durationMs: Date.now() - started };
-    if (drained) logger.info({ ...report }, 'shutdown complete');
-    else logger.warn({ ...report }, 'shutdown deadline reached: open requests were cut off');
+    const fields = { reason, drained, abandoned, duration_ms: report.durationMs };
+    if (drained) logger.info(fields, 'shutdown complete');
+    else logger.warn(fields, 'shutdown deadline reached: open requests were cut off');
     return report;
   };
 
