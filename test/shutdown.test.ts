@@ -96,6 +96,10 @@ describe('createShutdown', () => {
       expect(h.shutdown.draining).toBe(true);
       expect(finished).toBe(false); // still waiting for /slow
       expect(h.sessionsClosed()).toBe(false); // sessions outlive the requests that use them
+      // still listening while it drains, so a new client is told to go elsewhere rather than refused a connection
+      const newSession = await fetch(`${h.base}/mcp`, { method: 'POST', body: '{}' });
+      expect(newSession.status).toBe(503);
+      expect(await newSession.json()).toMatchObject({ error: { code: SHUTTING_DOWN_CODE } });
 
       h.releaseSlow();
       const res = await pending;

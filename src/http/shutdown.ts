@@ -1,11 +1,11 @@
 // Graceful shutdown for SIGTERM/SIGINT. Order matters:
-//   1. mark the server draining: /readyz answers 503 and new sessions are refused, so a load
-//      balancer stops routing here and clients reconnect elsewhere;
-//   2. stop accepting connections;
-//   3. let in-flight requests finish, except standalone SSE streams (GET), which never end on their
+//   1. mark the server draining: /readyz answers 503 and new sessions get a 503 JSON-RPC error, so a
+//      load balancer stops routing here and clients reconnect elsewhere. The listener stays open
+//      meanwhile, so probes and new clients get those answers instead of "connection refused";
+//   2. let in-flight requests finish, except standalone SSE streams (GET), which never end on their
 //      own and would otherwise hold the drain until the deadline;
-//   4. close every session, which ends those SSE streams;
-//   5. force-close whatever is left once the drain deadline passes, and report.
+//   3. stop accepting connections and close every session, which ends those SSE streams;
+//   4. force-close whatever is left once the drain deadline passes, and report.
 // The whole sequence is bounded by `drainTimeoutMs`, so a stuck request cannot block the exit.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
@@ -115,8 +115,8 @@ export function createShutdown(options: ShutdownOptions): Shutdown {
       return { reason, drained: true, abandoned: 0, durationMs: Date.now() - started };
     }
     const { server, closeSessions } = target;
-    server.close(); // stop accepting; Node also closes idle keep-alive connections here
     await settle(false, deadline);
+    server.close(); // stop accepting; Node also closes idle keep-alive connections here
     try {
       await withDeadline(closeSessions, deadline);
     } catch (error) {
