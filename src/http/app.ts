@@ -5,8 +5,9 @@
 //   options.middleware (request ids, metrics, …)  — every route
 //   /healthz, /readyz                               — open: probes run before any auth or host check
 //   options.routes (/, /metrics)                    — open, or guarded by their own middleware
-//   /mcp: host check → options.beforeMcp (drain refusal) → options.authenticate → the MCP handler
+//   /mcp: host check → options.beforeMcp (drain refusal) → options.authenticate → body limit → the MCP handler
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { MiddlewareHandler } from 'hono';
 import type { IndexHolder } from '../mcp/index-holder.js';
 import { createMcpServerFactory } from '../mcp/create-mcp-server.js';
@@ -30,6 +31,8 @@ export interface AppOptions {
   maxSessions?: number;
   /** Idle time after which a session is closed, in milliseconds. Default 1 800 000 (30 minutes). */
   sessionIdleTtlMs?: number;
+  /** Largest request body accepted on /mcp, in bytes, ≥ 1; larger ones get 413. Default 1 048 576 (1 MiB). */
+  maxBodyBytes?: number;
   /** Host names allowed besides loopback and the PUBLIC_URL host. Default none. */
   extraAllowedHosts?: readonly string[];
   /** Reported in the MCP initialize result. Default { name: 'corpus-mcp', version: '0.0.0' }. */
@@ -69,6 +72,7 @@ export function createApp(options: AppOptions): CorpusApp {
     publicUrl,
     maxSessions = 1000,
     sessionIdleTtlMs = 1_800_000,
+    maxBodyBytes = 1_048_576,
     extraAllowedHosts = [],
     serverInfo,
     logger = silentLogger,
@@ -82,6 +86,7 @@ export function createApp(options: AppOptions): CorpusApp {
     onToolCall,
   } = options;
 
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new RangeError(`createApp: maxBodyBytes must be a whole number ≥ 1, got ${maxBodyBytes}`);
   const sessions = new SessionRegistry({ maxSessions, idleTtlMs: sessionIdleTtlMs, logger, onEvent: onSessionEvent });
   const createServer = createMcpServerFactory({ index, serverInfo, logger, logQueries, onToolCall });
 
@@ -93,6 +98,15 @@ export function createApp(options: AppOptions): CorpusApp {
   app.use('/mcp', hostCheck({ publicUrl, extraHosts: extraAllowedHosts }));
   for (const m of beforeMcp) app.use('/mcp', m);
   if (authenticate) app.use('/mcp', authenticate);
+  // After authentication, so an anonymous caller cannot make the server buffer a body at all. The
+  // limit holds for chunked bodies too: they are counted while read.
+  app.use(
+    '/mcp',
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: (c) => c.json(jsonRpcErrorBody(SERVER_ERROR, `Payload Too Large: the request body must not exceed ${maxBodyBytes} bytes`), 413),
+    }),
+  );
   app.all('/mcp', mcpHandler({ sessions, createServer, logger }));
 
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp` }, 404));
