@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('config', () => {
+  describe('loadConfig', () => {
+    it('defaults to a loopback server on port 8080 serving ./corpus', () => {
+      expect(loadConfig({})).toMatchObject({
+        corpusDir: './corpus',
+        host: '127.0.0.1',
+        port: 8080,
+        publicUrl: 'http://127.0.0.1:8080',
+        maxSessions: 1000,
+        sessionIdleTtlSeconds: 1800,
+        logLevel: 'info',
+        logQueries: false,
+      });
+    });
+
+    it('derives PUBLIC_URL from HOST and PORT, bracketing IPv6, and strips a trailing slash from a given one', () => {
+      expect(loadConfig({ HOST: '::1', PORT: '9000' }).publicUrl).toBe('http://[::1]:9000');
+      expect(loadConfig({ PUBLIC_URL: 'https://docs.example.com/' }).publicUrl).toBe('https://docs.example.com');
+    });
+
+    it('reads numbers, booleans and levels', () => {
+      expect(
+        loadConfig({ PORT: '0', MAX_SESSIONS: '5', SESSION_IDLE_TTL: '60', CHUNK_WORDS: '200', CHUNK_OVERLAP_WORDS: '50', BM25_K1: '0.9', BM25_B: '0.4', LOG_LEVEL: 'DEBUG', LOG_QUERIES: 'true' }),
+      ).toMatchObject({ port: 0, maxSessions: 5, sessionIdleTtlSeconds: 60, chunkWords: 200, chunkOverlapWords: 50, bm25K1: 0.9, bm25B: 0.4, logLevel: 'debug', logQueries: true });
+    });
+
+    it('treats blank variables as unset', () => {
+      expect(loadConfig({ PORT: '', HOST: '  ' })).toMatchObject({ port: 8080, host: '127.0.0.1' });
+    });
+
+    it('lists every bad value in one ConfigError', () => {
+      let error: unknown;
+      try {
+        loadConfig({ PORT: '70000', MAX_SESSIONS: '1.5', BM25_B: '2', PUBLIC_URL: 'ftp://x', LOG_QUERIES: 'maybe', SESSION_IDLE_TTL: 'soon' });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      const { problems, code } = error as ConfigError;
+      expect(code).toBe('invalid_config');
+      expect(problems).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^PORT="70000": must be at most 65535/),
+          expect.stringMatching(/^MAX_SESSIONS="1.5": must be a whole number/),
+          expect.stringMatching(/^BM25_B="2": must be at most 1/),
+          expect.stringMatching(/^PUBLIC_URL="ftp:\/\/x": must be an absolute http/),
+          expect.stringMatching(/^LOG_QUERIES="maybe": must be true or false/),
+          expect.stringMatching(/^SESSION_IDLE_TTL="soon": must be a number/),
+        ]),
+      );
+    });
+
+    it('refuses a chunk overlap above half the chunk length', () => {
+      expect(() => loadConfig({ CHUNK_WORDS: '100', CHUNK_OVERLAP_WORDS: '60' })).toThrow(/CHUNK_OVERLAP_WORDS="60": must be at most half of CHUNK_WORDS \(100\)/);
+      expect(() => loadConfig({ CHUNK_OVERLAP_WORDS: '100' })).toThrow(/half of CHUNK_WORDS \(180\)/);
+    });
+  });
+});

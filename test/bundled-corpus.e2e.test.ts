@@ -1,0 +1,42 @@
+// The corpus shipped in corpus/ answers real questions about the server out of the box.
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectClient, startTestServer } from './support/test-server.js';
+import type { TestServer } from './support/test-server.js';
+
+describe('the bundled corpus', () => {
+  let server: TestServer;
+  let client: Client;
+  beforeAll(async () => {
+    server = await startTestServer({ corpusDir: resolve('corpus') });
+    ({ client } = await connectClient(server.mcpUrl));
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  it('holds at least six documents, several of them long enough for more than one chunk', async () => {
+    const out = (await client.callTool({ name: 'list_documents', arguments: { limit: 100 } })).structuredContent as {
+      documents: Array<{ chunks: number }>;
+      total: number;
+    };
+    expect(out.total).toBeGreaterThanOrEqual(6);
+    expect(out.documents.filter((d) => d.chunks >= 2).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it.each([
+    ['claude mcp add transport http', /claude/i],
+    ['session idle ttl', /session/i],
+    ['bm25 ranking', /bm25|rank/i],
+  ])('answers %j with a relevant passage', async (query, expected) => {
+    const out = (await client.callTool({ name: 'search_documents', arguments: { query } })).structuredContent as {
+      results: Array<{ chunk_id: string; snippet: string; title: string }>;
+    };
+    expect(out.results.length).toBeGreaterThan(0);
+    const first = out.results[0]!;
+    const chunk = (await client.callTool({ name: 'get_chunk', arguments: { chunk_id: first.chunk_id } })).structuredContent as { text: string };
+    expect(chunk.text).toMatch(expected);
+  });
+});
