@@ -1,0 +1,120 @@
+// A real listening server assembled exactly as main.ts assembles it (createOperations + createApp),
+// over a temp corpus, with its log lines captured as parsed JSON, for the metrics and logging
+// end-to-end tests.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createVerifier } from '../src/auth/verifier.js';
+import { loadCorpus } from '../src/corpus/load-corpus.js';
+import { createApp } from '../src/http/app.js';
+import type { CorpusApp } from '../src/http/app.js';
+import { bearerAuth } from '../src/http/middleware/auth.js';
+import { createOperations } from '../src/http/operations.js';
+import type { Operations } from '../src/http/operations.js';
+import { createLogger } from '../src/logger.js';
+import { IndexHolder } from '../src/mcp/index-holder.js';
+import { SearchIndex } from '../src/search/search-index.js';
+import { parseExposition } from './metrics-exposition.js';
+import type { Sample } from './metrics-exposition.js';
+import { SAMPLE_FILES } from './support/sample-corpus.js';
+
+export interface OpsServerOptions {
+  /** Static bearer tokens; omit to serve without auth. */
+  tokens?: string[];
+  logQueries?: boolean;
+  maxSessions?: number;
+  sessionIdleTtlMs?: number;
+}
+
+export interface OpsServer {
+  url: string;
+  mcpUrl: URL;
+  ops: Operations;
+  app: CorpusApp;
+  /** Every log line written so far, parsed (a line that is not JSON throws). */
+  lines(): Array<Record<string, unknown>>;
+  /** Everything written to the log, verbatim. */
+  rawLog(): string;
+  /** GET /metrics, parsed. */
+  scrape(headers?: Record<string, string>): Promise<Sample[]>;
+  /** An SDK client over Streamable HTTP sending these headers on every request. */
+  connect(headers?: Record<string, string>): Promise<{ client: Client; transport: StreamableHTTPClientTransport }>;
+  close(): Promise<void>;
+}
+
+export async function startOpsServer(options: OpsServerOptions = {}): Promise<OpsServer> {
+  const { tokens, logQueries = false, maxSessions, sessionIdleTtlMs } = options;
+  const workDir = await mkdtemp(join(tmpdir(), 'corpus-mcp-ops-'));
+  for (const [path, content] of Object.entries(SAMPLE_FILES)) {
+    await mkdir(dirname(join(workDir, path)), { recursive: true });
+    await writeFile(join(workDir, path), content);
+  }
+  const corpus = await loadCorpus(workDir);
+  const holder = new IndexHolder();
+
+  const raw: string[] = [];
+  const logger = createLogger({ level: 'debug', destination: { write: (chunk: string) => void raw.push(chunk) } });
+
+  let created: CorpusApp | undefined;
+  const server = await new Promise<Server>((resolve) => {
+    const s = serve({ fetch: (request) => created!.app.fetch(request), hostname: '127.0.0.1', port: 0 }, () => resolve(s as Server));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const ops = createOperations({ logger, publicUrl: url, index: holder, authRequired: tokens !== undefined });
+  const authenticate = tokens
+    ? bearerAuth({ verifier: createVerifier({ staticTokens: tokens }), resource: `${url}/mcp`, logger: ops.appOptions.logger, onRefused: ops.onAuthRefused })
+    : undefined;
+  created = createApp({
+    index: holder,
+    publicUrl: url,
+    logQueries,
+    ...(maxSessions === undefined ? {} : { maxSessions }),
+    ...(sessionIdleTtlMs === undefined ? {} : { sessionIdleTtlMs }),
+    ...ops.appOptions,
+    ...(authenticate ? { authenticate } : {}),
+  });
+  ops.attach(server, created);
+  holder.set({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
+  await holder.wait();
+
+  const lines = () =>
+    raw
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  return {
+    url,
+    mcpUrl: new URL(`${url}/mcp`),
+    ops,
+    app: created,
+    lines,
+    rawLog: () => raw.join(''),
+    async scrape(headers = {}) {
+      const res = await fetch(`${url}/metrics`, { headers });
+      if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
+      return parseExposition(await res.text());
+    },
+    async connect(headers = {}) {
+      const client = new Client({ name: 'ops-e2e', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+        requestInit: { headers },
+        reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 10, maxReconnectionDelay: 10, reconnectionDelayGrowFactor: 1 },
+      });
+      await client.connect(transport);
+      return { client, transport };
+    },
+    async close() {
+      await created!.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await rm(workDir, { recursive: true, force: true });
+    },
+  };
+}
