@@ -60,16 +60,17 @@ export async function startOpsServer(options: OpsServerOptions = {}): Promise<Op
   const raw: string[] = [];
   const logger = createLogger({ level: 'debug', destination: { write: (chunk: string) => void raw.push(chunk) } });
 
-  let created: CorpusApp | undefined;
+  // The public URL is known once the port is, so the app is built after listening and found through ref.
+  const ref: { app?: CorpusApp } = {};
   const server = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch: (request) => created!.app.fetch(request), hostname: '127.0.0.1', port: 0 }, () => resolve(s as Server));
+    const s = serve({ fetch: (request) => ref.app!.app.fetch(request), hostname: '127.0.0.1', port: 0 }, () => resolve(s as Server));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const ops = createOperations({ logger, publicUrl: url, index: holder, authRequired: tokens !== undefined });
   const authenticate = tokens
     ? bearerAuth({ verifier: createVerifier({ staticTokens: tokens }), resource: `${url}/mcp`, logger: ops.appOptions.logger, onRefused: ops.onAuthRefused })
     : undefined;
-  created = createApp({
+  const created = createApp({
     index: holder,
     publicUrl: url,
     logQueries,
@@ -78,6 +79,7 @@ export async function startOpsServer(options: OpsServerOptions = {}): Promise<Op
     ...ops.appOptions,
     ...(authenticate ? { authenticate } : {}),
   });
+  ref.app = created;
   ops.attach(server, created);
   holder.set({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
   await holder.wait();
@@ -111,7 +113,7 @@ export async function startOpsServer(options: OpsServerOptions = {}): Promise<Op
       return { client, transport };
     },
     async close() {
-      await created!.close();
+      await created.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await rm(workDir, { recursive: true, force: true });
