@@ -1,0 +1,245 @@
+// Protocol hygiene against a real listening server: every malformed, mislabelled or misdirected
+// request gets the status the MCP Streamable HTTP transport and RFC 9110 call for, a JSON body a
+// client can parse, and nothing of the server's internals.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer } from './support/test-server.js';
+import type { TestServer } from './support/test-server.js';
+import { openSession, rawRequest } from './support/raw-mcp.js';
+import { expectNoInternals, INITIALIZE, MCP_HEADERS, messagesOf, onSession, post } from './robustness-support.js';
+
+const MAX_BODY_BYTES = 64 * 1024;
+
+describe('robustness: protocol hygiene', () => {
+  let server: TestServer;
+  let session: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      files: { 'guide.md': '# Guide\n\nSessions expire after an idle timeout.\n' },
+      maxBodyBytes: MAX_BODY_BYTES,
+    });
+    session = await openSession(server.mcpUrl);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const ping = (id: number | string = 2) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' });
+
+  describe('POST /mcp', () => {
+    it.each([
+      ['an unterminated object', '{"jsonrpc":"2.0",'],
+      ['plain text', 'hello'],
+      ['an empty body', ''],
+      ['a lone bracket', '['],
+      ['trailing garbage', '{"jsonrpc":"2.0","id":1,"method":"ping"} x'],
+    ])('answers %s without a session with 400 and a JSON-RPC parse error (-32700)', async (_name, body) => {
+      const response = await post(server.mcpUrl, body);
+      expect(response.status).toBe(400);
+      expect(JSON.parse(response.text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
+      expectNoInternals(response.text);
+    });
+
+    it('answers malformed JSON on a session with 400 and a JSON-RPC parse error (-32700)', async () => {
+      const response = await post(server.mcpUrl, '{"method":', onSession(session));
+      expect(response.status).toBe(400);
+      expect(JSON.parse(response.text)).toMatchObject({ error: { code: -32700 } });
+    });
+
+    it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml'])(
+      'answers Content-Type %s with 415',
+      async (contentType) => {
+        const fresh = await post(server.mcpUrl, INITIALIZE, { 'content-type': contentType });
+        expect(fresh.status).toBe(415);
+        const onOpen = await post(server.mcpUrl, ping(), { ...onSession(session), 'content-type': contentType });
+        expect(onOpen.status).toBe(415);
+        expect(JSON.parse(onOpen.text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+      },
+    );
+
+    it.each([
+      ['no Accept header', undefined],
+      ['Accept: application/json only', 'application/json'],
+      ['Accept: text/event-stream only', 'text/event-stream'],
+      ['Accept: text/html', 'text/html'],
+    ])('answers %s with 406', async (_name, accept) => {
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...onSession(session) };
+      if (accept !== undefined) headers.accept = accept;
+      const response = await fetch(server.mcpUrl, { method: 'POST', headers, body: ping() });
+      expect(response.status).toBe(406);
+      expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    });
+
+    it.each(['1999-01-01', 'latest', '2025-06-18; drop table', ''.padEnd(300, '9')])(
+      'answers MCP-Protocol-Version %j on a session with 400 naming the supported versions',
+      async (version) => {
+        const response = await post(server.mcpUrl, ping(), { 'mcp-session-id': session, 'mcp-protocol-version': version });
+        expect(response.status).toBe(400);
+        expect(JSON.parse(response.text)).toMatchObject({ error: { message: expect.stringMatching(/2025-06-18/) } });
+      },
+    );
+
+    it('answers a non-initialize request without Mcp-Session-Id with 400', async () => {
+      const response = await post(server.mcpUrl, ping());
+      expect(response.status).toBe(400);
+      expect(JSON.parse(response.text)).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringMatching(/initialize/) } });
+    });
+
+    it.each(['00000000-0000-0000-0000-000000000000', 'not-a-uuid', '../../etc/passwd', 'x'.repeat(4000)])(
+      'answers an unknown session id %# with 404 so the client re-initialises',
+      async (id) => {
+        const response = await post(server.mcpUrl, ping(), { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' });
+        expect(response.status).toBe(404);
+        expect(JSON.parse(response.text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32001 } });
+      },
+    );
+
+    it('answers a body over MAX_BODY_BYTES with 413, with or without Content-Length, and keeps serving', async () => {
+      const big = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping', params: { pad: 'x'.repeat(MAX_BODY_BYTES) } });
+      const declared = await post(server.mcpUrl, big, onSession(session));
+      expect(declared.status).toBe(413);
+      expect(JSON.parse(declared.text)).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringMatching(/65536 bytes/) } });
+
+      // A chunked body declares no length: the limit must be enforced while reading.
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          const piece = new TextEncoder().encode(big.slice(0, 8192));
+          for (let sent = 0; sent < big.length; sent += piece.length) controller.enqueue(piece);
+          controller.close();
+        },
+      });
+      const chunked = await fetch(server.mcpUrl, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, ...onSession(session) },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit);
+      expect(chunked.status).toBe(413);
+      await chunked.text();
+
+      const fresh = await post(server.mcpUrl, big);
+      expect(fresh.status).toBe(413);
+
+      const after = await post(server.mcpUrl, ping(9), onSession(session));
+      expect(after.status).toBe(200);
+      expect(messagesOf(after)).toEqual([{ jsonrpc: '2.0', id: 9, result: {} }]);
+    });
+
+    it('accepts a body just under MAX_BODY_BYTES', async () => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping', params: { _meta: { pad: 'x'.repeat(MAX_BODY_BYTES - 200) } } });
+      const response = await post(server.mcpUrl, body, onSession(session));
+      expect(response.status).toBe(200);
+      expect(messagesOf(response)[0]).toMatchObject({ id: 4, result: {} });
+    });
+
+    it.each([
+      ['null', 'null'],
+      ['a number', '42'],
+      ['a string', '"ping"'],
+      ['an object that is not JSON-RPC', '{"hello":"world"}'],
+      ['a request without a method', '{"jsonrpc":"2.0","id":1}'],
+      ['a wrong jsonrpc version', '{"jsonrpc":"1.0","id":1,"method":"ping"}'],
+    ])('answers %s on a session with a 4xx JSON-RPC error', async (_name, body) => {
+      const response = await post(server.mcpUrl, body, onSession(session));
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.status).toBeLessThan(500);
+      expect(JSON.parse(response.text)).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
+      expectNoInternals(response.text);
+    });
+
+    it('answers an unknown method with a JSON-RPC method-not-found error', async () => {
+      const response = await post(server.mcpUrl, JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'fs/read', params: { path: '/etc/passwd' } }), onSession(session));
+      expect(response.status).toBe(200);
+      expect(messagesOf(response)[0]).toMatchObject({ id: 5, error: { code: -32601 } });
+    });
+  });
+
+  describe('GET and DELETE /mcp', () => {
+    it('answers GET without Mcp-Session-Id with 400 and GET on an unknown session with 404', async () => {
+      const missing = await fetch(server.mcpUrl, { headers: { accept: 'text/event-stream' } });
+      expect(missing.status).toBe(400);
+      await missing.text();
+      const unknown = await fetch(server.mcpUrl, { headers: { accept: 'text/event-stream', 'mcp-session-id': 'nope' } });
+      expect(unknown.status).toBe(404);
+      await unknown.text();
+    });
+
+    it('answers GET that does not accept text/event-stream with 406', async () => {
+      const response = await fetch(server.mcpUrl, { headers: { accept: 'application/json', ...onSession(session) } });
+      expect(response.status).toBe(406);
+      await response.text();
+    });
+
+    it('answers DELETE on an unknown session with 404', async () => {
+      const response = await fetch(server.mcpUrl, { method: 'DELETE', headers: { 'mcp-session-id': 'nope' } });
+      expect(response.status).toBe(404);
+      await response.text();
+    });
+
+    it.each(['PUT', 'PATCH'])('answers %s /mcp with 405 and an Allow header', async (method) => {
+      const response = await fetch(server.mcpUrl, { method, headers: MCP_HEADERS, body: '{}' });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toMatch(/POST/);
+      await response.text();
+    });
+  });
+
+  describe('unknown routes', () => {
+    it.each(['/nope', '/mcp/extra', '/.env', '/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/mcp%00', '/package.json', '/src/main.ts'])(
+      'answers GET %s with 404 JSON that shows no internals',
+      async (path) => {
+        const response = await rawRequest(`${server.url}${path}`, { headers: { host: `127.0.0.1:${server.port}` } });
+        expect(response.status).toBe(404);
+        expect(JSON.parse(response.body)).toHaveProperty('error');
+        expectNoInternals(response.body);
+      },
+    );
+  });
+
+  describe('Host and Origin (DNS rebinding)', () => {
+    it.each(['evil.example', 'evil.example:80', '127.0.0.1.evil.example', 'localhost.evil.example', '', 'a b'])(
+      'answers Host %j with 403 before any MCP handling',
+      async (host) => {
+        const response = await rawRequest(server.mcpUrl.href, {
+          method: 'POST',
+          headers: { ...MCP_HEADERS, host },
+          body: INITIALIZE,
+        });
+        expect([400, 403]).toContain(response.status);
+        expectNoInternals(response.body);
+      },
+    );
+
+    it('answers a foreign Host with exactly 403 and a JSON-RPC body', async () => {
+      const response = await rawRequest(server.mcpUrl.href, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, host: `evil.example:${server.port}` },
+        body: INITIALIZE,
+      });
+      expect(response.status).toBe(403);
+      expect(JSON.parse(response.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    });
+
+    it.each(['http://evil.example', 'https://127.0.0.1.evil.example', 'null', 'file://', 'chrome-extension://abc'])(
+      'answers Origin %j with 403',
+      async (origin) => {
+        const response = await post(server.mcpUrl, INITIALIZE, { origin });
+        expect(response.status).toBe(403);
+        expect(response.headers.get('mcp-session-id')).toBeNull();
+      },
+    );
+
+    it('accepts the loopback Origin a local browser client sends', async () => {
+      const response = await post(server.mcpUrl, ping(7), { ...onSession(session), origin: `http://localhost:${server.port}` });
+      expect(response.status).toBe(200);
+    });
+  });
+
+  describe('after all of the above', () => {
+    it('still serves the session that was open throughout', async () => {
+      const response = await post(server.mcpUrl, ping(99), onSession(session));
+      expect(response.status).toBe(200);
+      expect(messagesOf(response)).toEqual([{ jsonrpc: '2.0', id: 99, result: {} }]);
+    });
+  });
+});

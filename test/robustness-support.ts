@@ -1,0 +1,48 @@
+// What the robustness suites add to the raw MCP helpers: a POST whose body and headers are sent
+// exactly as given (what a careless or hostile client does), the messages of an answer whether it
+// came as JSON or SSE, and the check that no answer betrays the server's internals.
+import { expect } from 'vitest';
+import { initializeBody, PROTOCOL_VERSION } from './support/raw-mcp.js';
+
+/** Headers of a well-formed MCP POST. */
+export const MCP_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+});
+
+export const INITIALIZE = JSON.stringify(initializeBody());
+
+export interface RawResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** POST to /mcp with the well-formed headers, overridden by `headers`; the body is sent as given. */
+export async function post(mcpUrl: URL | string, body: string, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<RawResponse> {
+  const response = await fetch(mcpUrl, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body, signal });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+/** Headers for a request on an open session. */
+export const onSession = (id: string): Record<string, string> => ({ 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL_VERSION });
+
+/** The JSON-RPC messages of a response, whether it came as JSON or as an SSE stream. */
+export function messagesOf(response: RawResponse): Array<Record<string, unknown>> {
+  if ((response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    return response.text
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => JSON.parse(line.slice(5)) as Record<string, unknown>);
+  }
+  const parsed = JSON.parse(response.text) as unknown;
+  return (Array.isArray(parsed) ? parsed : [parsed]) as Array<Record<string, unknown>>;
+}
+
+/** Text that would betray the server's internals: a stack frame, a file system path, a dependency. */
+const INTERNALS = [/\bat [\w.<>$]+ \(/, /\n\s+at /, /\/work\//, /node_modules/, /\/home\//, /\/tmp\//, /file:\/\/\//, /\.[cm]?[jt]s:\d+/];
+
+/** Asserts that a response body shows no stack trace or internal path. */
+export function expectNoInternals(text: string): void {
+  for (const pattern of INTERNALS) expect(text, `response leaks internals (${pattern}): ${text.slice(0, 300)}`).not.toMatch(pattern);
+}
