@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 
 const SCENARIOS = [
   'server-initialize',
@@ -51,8 +52,6 @@ function run(command: string, args: string[]): Promise<{ code: number | null; ou
   });
 }
 
-const strip = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
-
 async function main(): Promise<number> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -69,7 +68,7 @@ async function main(): Promise<number> {
     const rows: Array<{ scenario: string; passed: string; failed: number; warnings: number; ok: boolean }> = [];
     for (const scenario of SCENARIOS) {
       const { code, output } = await run(process.execPath, [cli, 'server', '--url', `${base}/mcp`, '--scenario', scenario]);
-      const text = strip(output);
+      const text = stripVTControlCharacters(output);
       const summary = /Passed: (\d+\/\d+), (\d+) failed, (\d+) warnings/.exec(text);
       const failed = summary ? Number(summary[2]) : NaN;
       const ok = code === 0 && failed === 0;
