@@ -21,6 +21,8 @@ export class InvertedIndex {
   readonly postingStart: Uint32Array;
   readonly postingChunk: Uint32Array;
   readonly postingWeight: Float32Array;
+  /** The largest w(t, c) of each term: the most one occurrence of it can add to a score. */
+  readonly maxWeight: Float32Array;
   readonly forwardStart: Uint32Array;
   readonly forwardTerm: Uint32Array;
   readonly forwardTf: Uint16Array;
@@ -33,6 +35,7 @@ export class InvertedIndex {
     postingStart: Uint32Array;
     postingChunk: Uint32Array;
     postingWeight: Float32Array;
+    maxWeight: Float32Array;
     forwardStart: Uint32Array;
     forwardTerm: Uint32Array;
     forwardTf: Uint16Array;
@@ -43,6 +46,7 @@ export class InvertedIndex {
     this.postingStart = fields.postingStart;
     this.postingChunk = fields.postingChunk;
     this.postingWeight = fields.postingWeight;
+    this.maxWeight = fields.maxWeight;
     this.forwardStart = fields.forwardStart;
     this.forwardTerm = fields.forwardTerm;
     this.forwardTf = fields.forwardTf;
@@ -114,34 +118,46 @@ export class InvertedIndex {
     const averageBodyLength = chunkCount > 0 ? totalBody / chunkCount : 0;
 
     // Pass 2: document frequencies, then postings by counting sort, so each list is in chunk order.
+    // A term only in a field of weight 0 gets no posting: it cannot change a score.
     const termCount = termIds.size;
+    const weightOf = new Float64Array(entries);
+    for (let c = 0; c < chunkCount; c += 1) {
+      const length = bodyLength[c] as number;
+      for (let e = forwardStart[c] as number; e < (forwardStart[c + 1] as number); e += 1) {
+        weightOf[e] = saturate(combinedTf(params, fwdBody[e] as number, fwdTitle[e] as number, fwdHeading[e] as number, length, averageBodyLength), params.k1);
+      }
+    }
     const postingStart = new Uint32Array(termCount + 1);
+    let postings = 0;
     for (let e = 0; e < entries; e += 1) {
+      if (weightOf[e] === 0) continue;
+      postings += 1;
       const next = (fwdTerm[e] as number) + 1;
       postingStart[next] = (postingStart[next] as number) + 1;
     }
     for (let t = 0; t < termCount; t += 1) postingStart[t + 1] = (postingStart[t + 1] as number) + (postingStart[t] as number);
     const fill = postingStart.slice(0, termCount);
-    const postingChunk = new Uint32Array(entries);
-    const postingWeight = new Float32Array(entries);
+    const postingChunk = new Uint32Array(postings);
+    const postingWeight = new Float32Array(postings);
+    const maxWeight = new Float32Array(termCount);
     const forwardTerm = new Uint32Array(entries);
     const forwardTf = new Uint16Array(entries);
     for (let c = 0; c < chunkCount; c += 1) {
-      const length = bodyLength[c] as number;
       for (let e = forwardStart[c] as number; e < (forwardStart[c + 1] as number); e += 1) {
         const term = fwdTerm[e] as number;
-        const tf = combinedTf(params, fwdBody[e] as number, fwdTitle[e] as number, fwdHeading[e] as number, length, averageBodyLength);
+        forwardTerm[e] = term;
+        forwardTf[e] = Math.min(fwdBody[e] as number, 0xffff);
+        if (weightOf[e] === 0) continue;
         const at = fill[term] as number;
         fill[term] = at + 1;
         postingChunk[at] = c;
-        postingWeight[at] = saturate(tf, params.k1);
-        forwardTerm[e] = term;
-        forwardTf[e] = Math.min(fwdBody[e] as number, 0xffff);
+        postingWeight[at] = weightOf[e] as number;
+        if ((weightOf[e] as number) > (maxWeight[term] as number)) maxWeight[term] = weightOf[e] as number;
       }
     }
     const idfs = new Float64Array(termCount);
     for (let t = 0; t < termCount; t += 1) idfs[t] = idf(chunkCount, (postingStart[t + 1] as number) - (postingStart[t] as number));
 
-    return new InvertedIndex({ termIds, idf: idfs, postingStart, postingChunk, postingWeight, forwardStart, forwardTerm, forwardTf, bodyLength });
+    return new InvertedIndex({ termIds, idf: idfs, postingStart, postingChunk, postingWeight, maxWeight, forwardStart, forwardTerm, forwardTf, bodyLength });
   }
 }

@@ -1,5 +1,6 @@
 import type { Bm25Params } from './bm25.js';
 import type { InvertedIndex } from './inverted-index.js';
+import { createScoreScratch, maxScore, type ScoreScratch, type WeightedTerms } from './max-score.js';
 import { TopK } from './top-k.js';
 
 export interface FeedbackParams {
@@ -9,28 +10,26 @@ export interface FeedbackParams {
 }
 
 /**
- * Scores a query against the inverted index in term-at-a-time order, then refines it with
- * pseudo-relevance feedback in the manner of RM3 (Abdul-Jaleel et al., 2004):
+ * Ranks chunks for a query: BM25F over the query's terms (bm25.ts), top-k with MaxScore
+ * pruning (max-score.ts), optionally refined by pseudo-relevance feedback in the manner of RM3
+ * (Abdul-Jaleel et al., 2004):
  *
- * 1. First pass: score(c) = Σ qtf(t) · idf(t) · w(t, c) over the query's terms (bm25.ts).
+ * 1. First pass: score(c) = Σ qtf(t) · idf(t) · w(t, c) over the query's distinct terms.
  * 2. Take the F best chunks; weight each by its share s_i of their summed score and form the
  *    feedback model fb(t) = Σ_i s_i · tf(t, c_i) / |c_i| over their body terms.
- * 3. Keep the E terms with the highest fb(t) · idf(t) (idf keeps words common to every abstract,
- *    "cell", "study", from crowding out the distinctive ones) and renormalise them to sum 1.
- * 4. Final query: (1 - λ) · qtf(t) / |q| + λ · fb(t). Scaled by |q| / (1 - λ) so that scores stay
- *    on the first pass's scale, a chunk's final score is
- *    score(c) + μ · Σ_t fb(t) · idf(t) · w(t, c)  with  μ = λ · |q| / (1 - λ).
+ * 3. Keep the E terms with the highest fb(t) · idf(t) (idf keeps words common to every document
+ *    from crowding out the distinctive ones) and renormalise fb over them to sum 1.
+ * 4. Final query weight of each term: qtf(t) + μ · fb(t) with μ = λ · |q| / (1 - λ), which is the
+ *    RM3 mixture (1 - λ) · qtf(t) / |q| + λ · fb(t) scaled by |q| / (1 - λ) so scores stay on the
+ *    first pass's scale. A chunk's score is Σ weight(t) · idf(t) · w(t, c).
  *
- * The second pass only walks the feedback terms' postings, adding to the first pass's sums.
  * Scratch buffers are allocated once per index and reused; queries run one at a time on the event
  * loop, so sharing them is safe, and no query can observe another's state.
  */
 export class QueryScorer {
   readonly #index: InvertedIndex;
   readonly #feedback: FeedbackParams;
-  readonly #scores: Float64Array;
-  readonly #seen: Uint8Array;
-  readonly #touched: Uint32Array;
+  readonly #scratch: ScoreScratch;
   readonly #termWeight: Float64Array;
   readonly #termSeen: Uint8Array;
   readonly #termTouched: Uint32Array;
@@ -40,9 +39,7 @@ export class QueryScorer {
   constructor(index: InvertedIndex, params: Bm25Params & FeedbackParams) {
     this.#index = index;
     this.#feedback = { feedbackWeight: params.feedbackWeight, feedbackChunks: params.feedbackChunks, feedbackTerms: params.feedbackTerms };
-    this.#scores = new Float64Array(index.chunkCount);
-    this.#seen = new Uint8Array(index.chunkCount);
-    this.#touched = new Uint32Array(index.chunkCount);
+    this.#scratch = createScoreScratch(index.chunkCount);
     this.#termWeight = new Float64Array(index.termCount);
     this.#termSeen = new Uint8Array(index.termCount);
     this.#termTouched = new Uint32Array(index.termCount);
@@ -54,65 +51,40 @@ export class QueryScorer {
   /** The `topK` best chunks among chunk numbers `[from, to)` for the query `terms`, best first. */
   rank(terms: readonly string[], topK: number, from: number, to: number): { ids: number[]; scores: number[] } {
     const index = this.#index;
-    let touched = 0;
+    const query: WeightedTerms = { ids: [], weights: [] };
     let queryLength = 0;
     for (const term of terms) {
       const id = index.termId(term);
-      if (id >= 0) {
-        touched = this.#accumulate(id, index.idf[id] as number, from, to, touched);
-        queryLength += 1;
+      if (id < 0) continue;
+      queryLength += 1;
+      const at = query.ids.indexOf(id);
+      if (at >= 0) query.weights[at] = (query.weights[at] as number) + 1;
+      else {
+        query.ids.push(id);
+        query.weights.push(1);
       }
     }
-    if (touched === 0) return { ids: [], scores: [] };
-    if (this.#feedback.feedbackWeight > 0) touched = this.#expand(queryLength, from, to, touched);
+    if (query.ids.length === 0) return { ids: [], scores: [] };
+    const qtf = [...query.weights];
+    for (let i = 0; i < query.ids.length; i += 1) query.weights[i] = (qtf[i] as number) * (index.idf[query.ids[i] as number] as number);
 
+    if (this.#feedback.feedbackWeight > 0) this.#expand(query, queryLength, from, to);
     const top = new TopK(topK);
-    const scores = this.#scores;
-    const seen = this.#seen;
-    for (let i = 0; i < touched; i += 1) {
-      const chunk = this.#touched[i] as number;
-      const score = scores[chunk] as number;
-      if (score > 0) top.push(score, chunk);
-      scores[chunk] = 0;
-      seen[chunk] = 0;
-    }
+    maxScore(index, this.#scratch, query, from, to, top);
     return top.drain();
   }
 
-  /** Adds `weight · w(t, c)` to every chunk in range holding term `id`; returns the new touched count. */
-  #accumulate(id: number, weight: number, from: number, to: number, touched: number): number {
-    const { postingStart, postingChunk, postingWeight } = this.#index;
-    const scores = this.#scores;
-    const seen = this.#seen;
-    const list = this.#touched;
-    const end = postingStart[id + 1] as number;
-    for (let p = postingStart[id] as number; p < end; p += 1) {
-      const chunk = postingChunk[p] as number;
-      if (chunk < from || chunk >= to) continue;
-      if (seen[chunk] === 0) {
-        seen[chunk] = 1;
-        list[touched] = chunk;
-        touched += 1;
-      }
-      scores[chunk] = (scores[chunk] as number) + weight * (postingWeight[p] as number);
-    }
-    return touched;
-  }
-
-  /** Steps 2–4 of the class comment: adds the feedback terms' contribution to the first-pass sums. */
-  #expand(queryLength: number, from: number, to: number, touched: number): number {
+  /** Steps 2–4 of the class comment: adds the feedback terms to `query`, in place. */
+  #expand(query: WeightedTerms, queryLength: number, from: number, to: number): void {
     const index = this.#index;
     const { feedbackWeight } = this.#feedback;
     const best = this.#feedbackTop;
     best.clear();
-    for (let i = 0; i < touched; i += 1) {
-      const chunk = this.#touched[i] as number;
-      best.push(this.#scores[chunk] as number, chunk);
-    }
+    maxScore(index, this.#scratch, query, from, to, best);
     const { ids, scores } = best.drain();
     let total = 0;
     for (const s of scores) total += s;
-    if (total <= 0) return touched;
+    if (total <= 0) return;
 
     const weights = this.#termWeight;
     const termSeen = this.#termSeen;
@@ -137,21 +109,26 @@ export class QueryScorer {
     chosen.clear();
     for (let i = 0; i < terms; i += 1) {
       const term = termList[i] as number;
-      chosen.push((weights[term] as number) * (index.idf[term] as number), term);
+      const weight = weights[term] as number;
+      if (weight > 0 && index.documentFrequency(term) > 0) chosen.push(weight * (index.idf[term] as number), term);
     }
     const picked = chosen.drain().ids;
     let mass = 0;
     for (const term of picked) mass += weights[term] as number;
     const mu = mass > 0 ? (feedbackWeight * queryLength) / (1 - feedbackWeight) / mass : 0;
     for (const term of picked) {
-      const weight = mu * (weights[term] as number) * (index.idf[term] as number);
-      if (weight > 0) touched = this.#accumulate(term, weight, from, to, touched);
+      const add = mu * (weights[term] as number) * (index.idf[term] as number);
+      const at = query.ids.indexOf(term);
+      if (at >= 0) query.weights[at] = (query.weights[at] as number) + add;
+      else {
+        query.ids.push(term);
+        query.weights.push(add);
+      }
     }
     for (let i = 0; i < terms; i += 1) {
       const term = termList[i] as number;
       weights[term] = 0;
       termSeen[term] = 0;
     }
-    return touched;
   }
 }

@@ -195,20 +195,16 @@ export class SearchIndex {
       const record = this.#records[this.#chunkRecord[chunk] as number] as DocumentRecord;
       const start = this.#chunkStart[chunk] as number;
       const end = this.#chunkEnd[chunk] as number;
-      const text = record.document.text;
-      const tokenizer = this.#tokenizer;
       hits.push(
-        withLazySnippet(
-          {
-            chunkId: `${record.document.source}#${chunk - record.firstChunk}`,
-            source: record.document.source,
-            title: record.document.title,
-            heading: this.#chunkHeading[chunk] as string,
-            score: ranked.scores[i] as number,
-            start,
-            end,
-          },
-          () => makeSnippet(tokenizer, text, start, end, queryTerms),
+        lazyHit(
+          `${record.document.source}#${chunk - record.firstChunk}`,
+          record.document,
+          this.#chunkHeading[chunk] as string,
+          ranked.scores[i] as number,
+          start,
+          end,
+          this.#tokenizer,
+          queryTerms,
         ),
       );
     }
@@ -283,13 +279,31 @@ interface BuiltChunks {
   terms: ChunkTerms[];
 }
 
-/** Adds `snippet` to a hit as an enumerable getter that computes it once. */
-function withLazySnippet(hit: Omit<SearchHit, 'snippet'>, compute: () => string): SearchHit {
+/** A hit whose snippet is an enumerable getter that computes it on first read, then keeps it. */
+function lazyHit(
+  chunkId: string,
+  document: Document,
+  heading: string,
+  score: number,
+  start: number,
+  end: number,
+  tokenizer: Tokenizer,
+  queryTerms: ReadonlySet<string>,
+): SearchHit {
   let snippet: string | undefined;
-  return Object.defineProperty(hit, 'snippet', {
-    enumerable: true,
-    get: () => (snippet ??= compute()),
-  }) as SearchHit;
+  return {
+    chunkId,
+    source: document.source,
+    title: document.title,
+    heading,
+    score,
+    get snippet(): string {
+      snippet ??= makeSnippet(tokenizer, document.text, start, end, queryTerms);
+      return snippet;
+    },
+    start,
+    end,
+  };
 }
 
 function lowerBound(sorted: readonly string[], key: string): number {

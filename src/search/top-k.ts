@@ -17,6 +17,11 @@ export class TopK {
     return this.#size;
   }
 
+  /** The score of the worst kept candidate; only meaningful when the heap holds any. */
+  worstScore(): number {
+    return this.#scores[0] as number;
+  }
+
   /** Empties the heap so it can be reused without allocating. */
   clear(): void {
     this.#size = 0;

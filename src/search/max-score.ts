@@ -1,0 +1,118 @@
+import type { InvertedIndex } from './inverted-index.js';
+import { TopK } from './top-k.js';
+
+/** Query terms as parallel arrays: term ids and their weights (query weight × idf), each > 0. */
+export interface WeightedTerms {
+  ids: number[];
+  weights: number[];
+}
+
+/** Per-index buffers reused by every query (queries run one at a time on the event loop). */
+export interface ScoreScratch {
+  /** Partial score per chunk; 0 means untouched, since every weight and idf is > 0. */
+  scores: Float64Array;
+  /** The chunks with a non-zero score, in the order first touched. */
+  touched: Uint32Array;
+}
+
+export function createScoreScratch(chunkCount: number): ScoreScratch {
+  return { scores: new Float64Array(chunkCount), touched: new Uint32Array(chunkCount) };
+}
+
+/**
+ * Leaves in `top` the chunks in `[from, to)` with the highest Σ weight(t) · w(t, c), exactly as a
+ * full scan ranks them, with MaxScore-style pruning (Turtle & Flood, 1995) in term-at-a-time order:
+ *
+ * Terms are taken strongest first, by their bound: weight times the term's largest posting weight,
+ * the most it can add to any chunk. While the bounds of the terms not yet taken could lift an
+ * untouched chunk into the top k, each term's whole posting list is added ("OR mode"). Once the
+ * k-th best partial score exceeds the sum of the remaining bounds, no untouched chunk can make it:
+ * the rest is only looked up for the candidates that still can ("AND mode"), by galloping search
+ * in the posting lists. Common words, which have long lists and small bounds, thus stop costing a
+ * pass over their lists once k good chunks are known.
+ *
+ * Every chunk's terms are summed in the same order, so equal chunks get bit-identical scores, and a
+ * chunk is dropped only when its bound is below the k-th best by more than rounding could explain:
+ * pruning never changes the result or the tie-break (higher score, then lower chunk number).
+ */
+export function maxScore(index: InvertedIndex, scratch: ScoreScratch, terms: WeightedTerms, from: number, to: number, top: TopK): void {
+  const { postingStart, postingChunk, postingWeight, maxWeight } = index;
+  const { scores, touched } = scratch;
+  const n = terms.ids.length;
+  const bound = terms.ids.map((id, i) => (terms.weights[i] as number) * (maxWeight[id] as number));
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (bound[b] as number) - (bound[a] as number) || a - b);
+  let remaining = 0;
+  for (const b of bound) remaining += b;
+
+  const whole = from === 0 && to === index.chunkCount;
+  let count = 0;
+  let best = 0;
+  let threshold = -Infinity;
+  let next = 0;
+  // OR mode: every posting counts, and a chunk seen for the first time joins the touched list.
+  for (; next < n; next += 1) {
+    const t = order[next] as number;
+    const id = terms.ids[t] as number;
+    const weight = terms.weights[t] as number;
+    const end = postingStart[id + 1] as number;
+    for (let p = postingStart[id] as number; p < end; p += 1) {
+      const chunk = postingChunk[p] as number;
+      if (!whole && (chunk < from || chunk >= to)) continue;
+      const score = scores[chunk] as number;
+      if (score === 0) touched[count++] = chunk;
+      const sum = score + weight * (postingWeight[p] as number);
+      scores[chunk] = sum;
+      if (sum > best) best = sum;
+    }
+    remaining -= bound[t] as number;
+    if (next + 1 >= n || count < top.capacity) continue;
+    // The k-th best partial score only grows and is at most the best one. It is worth computing
+    // once what the remaining terms can add drops below the best score, and again only when that
+    // has fallen well below the last value found.
+    if (!mayReach(remaining, threshold)) {
+      next += 1;
+      break;
+    }
+    if (!mayReach(remaining, best) && (threshold === -Infinity || remaining < 2 * threshold)) {
+      threshold = kthBest(scores, touched, count, top.capacity);
+      if (!mayReach(remaining, threshold)) {
+        next += 1;
+        break;
+      }
+    }
+  }
+  // AND mode: no untouched chunk can reach the top k any more, so the remaining terms only add to
+  // chunks already touched; a posting of an untouched chunk is read and skipped.
+  for (; next < n; next += 1) {
+    const t = order[next] as number;
+    const id = terms.ids[t] as number;
+    const weight = terms.weights[t] as number;
+    const end = postingStart[id + 1] as number;
+    for (let p = postingStart[id] as number; p < end; p += 1) {
+      const chunk = postingChunk[p] as number;
+      const score = scores[chunk] as number;
+      if (score !== 0) scores[chunk] = score + weight * (postingWeight[p] as number);
+    }
+  }
+  for (let i = 0; i < count; i += 1) {
+    const chunk = touched[i] as number;
+    const score = scores[chunk] as number;
+    scores[chunk] = 0;
+    if (mayReach(score, threshold)) top.push(score, chunk);
+  }
+}
+
+/** The k-th highest of the touched chunks' scores (count ≥ k). */
+function kthBest(scores: Float64Array, touched: Uint32Array, count: number, k: number): number {
+  const heap = new TopK(k);
+  for (let i = 0; i < count; i += 1) {
+    const chunk = touched[i] as number;
+    heap.push(scores[chunk] as number, chunk);
+  }
+  return heap.worstScore();
+}
+
+/** Whether something bounded by `bound` could still reach `threshold`, with room for rounding. */
+function mayReach(bound: number, threshold: number): boolean {
+  return bound >= threshold - Math.abs(threshold) * 1e-9;
+}
