@@ -1,0 +1,142 @@
+// Runs the container's command outside a container, as close to the image as this machine allows
+// (there is no Docker engine here): compile, install the production dependency set alone from the
+// lockfile into a scratch /app, copy the compiled output and the bundled corpus, then start the
+// Dockerfile's exact CMD with the Dockerfile's ENV and check what an operator relies on:
+// the HEALTHCHECK command passes, /readyz reports the corpus, a real MCP client can search it,
+// /metrics counts the call, and SIGTERM ends the process with exit code 0.
+//
+//   npx tsx scripts/check-deploy.ts            (run by .ci/run)
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { cmdOf, envOf, healthcheckOf, parseDockerfile } from './lib/dockerfile.js';
+
+const root = new URL('../', import.meta.url).pathname;
+const started = Date.now();
+const step = (what: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${what}`);
+const fail = (why: string): never => {
+  console.error(`check-deploy: FAILED: ${why}`);
+  process.exit(1);
+};
+
+function run(command: string, args: string[], cwd: string) {
+  const result = spawnSync(command, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (result.status !== 0) fail(`${command} ${args.join(' ')} exited with ${result.status}`);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function until<T>(what: string, attempt: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await attempt().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) return fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const dockerfile = parseDockerfile(readFileSync(join(root, 'Dockerfile'), 'utf8'));
+const imageEnv = envOf(dockerfile.runtime);
+const cmd = cmdOf(dockerfile.runtime);
+const healthcheck = healthcheckOf(dockerfile.runtime).command;
+if (cmd[0] !== 'node' || healthcheck[0] !== 'node') fail(`CMD and HEALTHCHECK must run node, got ${cmd[0]} and ${healthcheck[0]}`);
+
+step('build: npm run build');
+run('npm', ['run', 'build', '--silent'], root);
+
+const app = mkdtempSync(join(tmpdir(), 'corpus-mcp-app-'));
+const cleanups: Array<() => void> = [() => rmSync(app, { recursive: true, force: true })];
+process.on('exit', () => cleanups.reverse().forEach((cleanup) => cleanup()));
+
+step(`runtime stage in ${app}: npm ci --omit=dev --ignore-scripts`);
+cpSync(join(root, 'package.json'), join(app, 'package.json'));
+cpSync(join(root, 'package-lock.json'), join(app, 'package-lock.json'));
+run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], app);
+for (const devOnly of ['typescript', 'vitest', 'tsx', 'eslint']) {
+  if (existsSync(join(app, 'node_modules', devOnly))) fail(`dev dependency ${devOnly} was installed in the runtime stage`);
+}
+cpSync(join(root, 'dist'), join(app, 'dist'), { recursive: true });
+cpSync(join(root, 'corpus'), join(app, 'corpus'), { recursive: true });
+
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+const token = randomBytes(32).toString('hex');
+// The image's ENV, with the paths and port of this scratch /app; auth on, as HOST=0.0.0.0 requires.
+const env: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH,
+  NODE_ENV: 'production',
+  ...imageEnv,
+  PORT: String(port),
+  CORPUS_DIR: join(app, imageEnv.CORPUS_DIR?.replace(/^\/app\//, '') ?? 'corpus'),
+  PUBLIC_URL: base,
+  AUTH_TOKENS: token,
+};
+step(`start: ${cmd.join(' ')} with HOST=${env.HOST} PORT=${env.PORT} CORPUS_DIR=${env.CORPUS_DIR}`);
+const child = spawn(cmd[0]!, cmd.slice(1), { cwd: app, env, stdio: ['ignore', 'pipe', 'inherit'] });
+cleanups.push(() => child.kill('SIGKILL'));
+let stopping = false;
+const logLines: string[] = [];
+child.stdout!.setEncoding('utf8').on('data', (chunk: string) => logLines.push(...chunk.split('\n').filter(Boolean)));
+const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+void exited.then((code) => {
+  if (!stopping) fail(`the server exited early with code ${code}; last log lines:\n${logLines.slice(-5).join('\n')}`);
+});
+
+await until('/healthz', async () => ((await fetch(`${base}/healthz`)).ok ? true : undefined));
+step('HEALTHCHECK command');
+const health = spawnSync(healthcheck[0]!, healthcheck.slice(1), { env: { ...env }, timeout: 10_000 });
+if (health.status !== 0) fail(`HEALTHCHECK exited with ${health.status}`);
+
+const ready = await until('/readyz 200', async () => {
+  const res = await fetch(`${base}/readyz`);
+  return res.status === 200 ? ((await res.json()) as { documents: number; chunks: number }) : undefined;
+});
+step(`/readyz: ${ready.documents} documents, ${ready.chunks} chunks`);
+if (!(ready.documents > 0 && ready.chunks >= ready.documents)) fail(`readyz reported ${JSON.stringify(ready)}`);
+
+const unauthorised = await fetch(`${base}/mcp`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+if (unauthorised.status !== 401) fail(`POST /mcp without a token answered ${unauthorised.status}, expected 401`);
+
+const client = new Client({ name: 'check-deploy', version: '1.0.0' });
+await client.connect(
+  new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+);
+const result = await client.callTool({ name: 'search_documents', arguments: { query: 'deploy to Fly', top_k: 3 } });
+const results = (result.structuredContent as { results?: Array<{ source: string }> } | undefined)?.results ?? [];
+if (result.isError || results.length === 0) fail(`search_documents returned ${JSON.stringify(result).slice(0, 300)}`);
+step(`search_documents "deploy to Fly": ${results.map((r) => r.source).join(', ')}`);
+await client.close();
+
+const landing = await fetch(`${base}/`);
+if (landing.status !== 200 || !(await landing.text()).includes(`${base}/mcp`)) fail('the landing page does not show the MCP URL');
+
+const metrics = await (await fetch(`${base}/metrics`)).text();
+if (!/^corpus_mcp_tool_calls_total\{tool="search_documents",outcome="ok"\} 1$/m.test(metrics)) {
+  fail('/metrics did not count the search_documents call');
+}
+step('/metrics counted the call; landing page shows the MCP URL');
+
+if (logLines.some((l) => l.includes(token))) fail('a log line contains the bearer token');
+for (const line of logLines) JSON.parse(line); // every stdout line is a JSON log record
+
+stopping = true;
+child.kill('SIGTERM');
+const code = await exited;
+if (code !== 0) fail(`after SIGTERM the server exited with ${code}, expected 0`);
+step('SIGTERM: exit code 0');
+console.log('check-deploy: OK');
