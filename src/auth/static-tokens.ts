@@ -37,6 +37,31 @@ export function principalIdForToken(token: string): string {
 }
 
 /**
+ * What is wrong with each unusable token, one message per bad token, naming it with `name(index)`
+ * (e.g. "AUTH_TOKENS entry 2", "AUTH_TOKENS_FILE line 7") and never quoting it. Empty when all are
+ * usable. Shared by config validation and the factories so the rule lives in one place.
+ */
+export function staticTokenProblems(
+  tokens: readonly string[],
+  name: (index: number) => string,
+  minLength = MIN_STATIC_TOKEN_LENGTH,
+): string[] {
+  const problems: string[] = [];
+  tokens.forEach((token, index) => {
+    if (token.length < minLength) {
+      problems.push(
+        `${name(index)} is ${token.length} characters; use at least ${minLength} random characters (e.g. \`openssl rand -hex 32\`)`,
+      );
+    } else if (!B64TOKEN.test(token)) {
+      problems.push(
+        `${name(index)} contains characters a bearer token cannot carry; use only letters, digits and - . _ ~ + / (e.g. \`openssl rand -hex 32\`)`,
+      );
+    }
+  });
+  return problems;
+}
+
+/**
  * Builds the matcher for static bearer tokens (`AUTH_TOKENS`, `AUTH_TOKENS_FILE`, `METRICS_TOKEN`).
  * Validates at construction so a bad token fails at boot; messages name the entry by position
  * (`label` entry 2), never by value.
@@ -49,18 +74,7 @@ export function createStaticTokens(
   tokens: readonly string[],
   { label = 'static token', minLength = MIN_STATIC_TOKEN_LENGTH }: { label?: string; minLength?: number } = {},
 ): StaticTokens {
-  const problems: string[] = [];
-  tokens.forEach((token, index) => {
-    if (token.length < minLength) {
-      problems.push(
-        `${label} entry ${index + 1} is ${token.length} characters; use at least ${minLength} random characters (e.g. \`openssl rand -hex 32\`)`,
-      );
-    } else if (!B64TOKEN.test(token)) {
-      problems.push(
-        `${label} entry ${index + 1} contains characters a bearer token cannot carry; use only letters, digits and - . _ ~ + / (e.g. \`openssl rand -hex 32\`)`,
-      );
-    }
-  });
+  const problems = staticTokenProblems(tokens, (index) => `${label} entry ${index + 1}`, minLength);
   if (problems.length > 0) throw new StaticTokenConfigError(problems.join('; '));
 
   const unique = [...new Set(tokens)];

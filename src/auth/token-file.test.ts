@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTokenFile, TokenFileError } from './token-file.js';
 
+const first = 'first-0123456789abcdef0123456789abcdef';
+const second = 'second-0123456789abcdef0123456789abcdef';
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'token-file-'));
@@ -15,12 +17,21 @@ afterAll(async () => {
 describe('readTokenFile', () => {
   it('reads one token a line, skipping blank lines and # comments, trimming CRLF', async () => {
     const path = join(dir, 'tokens');
-    await writeFile(path, '# CI\r\nfirst-token\r\n\r\n  second-token  \n');
-    expect(await readTokenFile(path)).toEqual(['first-token', 'second-token']);
+    await writeFile(path, `# CI\r\n${first}\r\n\r\n  ${second}  \n`);
+    expect(await readTokenFile(path)).toEqual([first, second]);
   });
 
   it('names a missing file and what to do', async () => {
     await expect(readTokenFile(join(dir, 'nope'))).rejects.toThrow(/AUTH_TOKENS_FILE .*nope cannot be read \(ENOENT\)/);
+  });
+
+  it('names a token too short to be safe by its line number, without quoting it', async () => {
+    const path = join(dir, 'weak');
+    await writeFile(path, `${first}\n# comment\nhunter2\n`);
+    const error = await readTokenFile(path).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TokenFileError);
+    expect((error as Error).message).toMatch(/weak line 3 is 7 characters/);
+    expect((error as Error).message).not.toContain('hunter2');
   });
 
   it('refuses a file with no tokens', async () => {

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { staticTokenProblems } from './static-tokens.js';
 
 export class TokenFileError extends Error {
   override readonly name = 'TokenFileError';
@@ -7,7 +8,8 @@ export class TokenFileError extends Error {
 
 /**
  * Reads `AUTH_TOKENS_FILE`: one token a line; blank lines and lines starting with `#` are ignored,
- * surrounding whitespace (including a CR from CRLF files) is trimmed. Done at boot by main.ts, not by
+ * surrounding whitespace (including a CR from CRLF files) is trimmed. Each token must pass the same
+ * rules as AUTH_TOKENS; a bad one is named by its line number, never quoted. Done at boot by main.ts, not by
  * config.ts, so that config stays a pure function of the environment.
  */
 export async function readTokenFile(path: string): Promise<string[]> {
@@ -18,12 +20,17 @@ export async function readTokenFile(path: string): Promise<string[]> {
     const reason = (error as NodeJS.ErrnoException).code ?? String(error);
     throw new TokenFileError(`AUTH_TOKENS_FILE ${path} cannot be read (${reason}); point it at a file with one token a line`);
   }
-  const tokens = text
+  const lines = text
     .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
-  if (tokens.length === 0) {
+    .map((line, index) => ({ token: line.trim(), line: index + 1 }))
+    .filter(({ token }) => token !== '' && !token.startsWith('#'));
+  if (lines.length === 0) {
     throw new TokenFileError(`AUTH_TOKENS_FILE ${path} has no tokens; put one token on each line`);
   }
-  return tokens;
+  const problems = staticTokenProblems(
+    lines.map(({ token }) => token),
+    (index) => `AUTH_TOKENS_FILE ${path} line ${lines[index]?.line ?? '?'}`,
+  );
+  if (problems.length > 0) throw new TokenFileError(problems.join('; '));
+  return lines.map(({ token }) => token);
 }
