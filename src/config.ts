@@ -1,6 +1,7 @@
 // The only reader of the environment. Every setting is validated here, once, at boot; a bad value
 // fails the start with one message that lists every problem, so an operator fixes them in one go.
 import { z } from 'zod';
+import { staticTokenProblems } from './auth/static-tokens.js';
 
 /** The search engine's default chunk length, needed to check CHUNK_OVERLAP_WORDS when only it is set. */
 const DEFAULT_CHUNK_WORDS = 180;
@@ -34,6 +35,44 @@ export interface Config {
   logQueries: boolean;
   /** Milliseconds SIGTERM/SIGINT waits for in-flight requests before cutting them off, 100–600000. Default 10000. */
   drainTimeoutMs: number;
+  /** Who may call /mcp and /metrics. See AuthConfig. */
+  auth: AuthConfig;
+}
+
+/**
+ * Authentication settings. Static tokens and OAuth can be on together. With none of them configured
+ * (`enabled` false) the server only runs on a loopback HOST, unless ALLOW_UNAUTHENTICATED=true.
+ */
+export interface AuthConfig {
+  /** True when AUTH_TOKENS, AUTH_TOKENS_FILE or OAUTH_ISSUER is set: /mcp then requires a bearer token. */
+  enabled: boolean;
+  /** AUTH_TOKENS: comma-separated static bearer tokens, each ≥ 32 characters. Default none. */
+  staticTokens: string[];
+  /**
+   * AUTH_TOKENS_FILE: path of a file with one token a line. Read by main.ts at boot (see
+   * src/auth/token-file.ts), not here, so that loading the config stays a pure function of the
+   * environment. Default none.
+   */
+  tokensFile: string | undefined;
+  /** OAuth resource server settings, present when OAUTH_ISSUER is set. */
+  oauth:
+    | {
+        /** OAUTH_ISSUER: expected `iss`, exactly as the authorization server writes it. https, or http on loopback. */
+        issuer: string;
+        /** OAUTH_JWKS_URL: the issuer's key set; default undefined = discover it from the issuer's metadata. */
+        jwksUrl: string | undefined;
+        /** OAUTH_AUDIENCE: expected `aud`; default the resource URL (RFC 8707). */
+        audience: string;
+        /** OAUTH_REQUIRED_SCOPES: comma- or space-separated scopes every token must carry. Default none. */
+        requiredScopes: string[];
+      }
+    | undefined;
+  /** The canonical resource URL of the MCP endpoint: PUBLIC_URL + '/mcp'. */
+  resource: string;
+  /** ALLOW_UNAUTHENTICATED: serve a non-loopback HOST with no auth at all. Default false. */
+  allowUnauthenticated: boolean;
+  /** METRICS_TOKEN: when set (≥ 32 characters), /metrics requires it as a bearer token. Default none (open). */
+  metricsToken: string | undefined;
 }
 
 /** Thrown by `loadConfig`; `problems` has one line per bad variable. */
@@ -107,6 +146,87 @@ const envSchema = z.object({
   DRAIN_TIMEOUT_MS: integer(100, 600_000),
 });
 
+// Validated apart from envSchema so that its problems are listed even when other variables are bad.
+// AUTH_TOKENS and METRICS_TOKEN are secrets: they are checked by hand so no message ever quotes them.
+const authSchema = z.object({
+  AUTH_TOKENS: text,
+  AUTH_TOKENS_FILE: text,
+  OAUTH_ISSUER: url,
+  OAUTH_JWKS_URL: url,
+  OAUTH_AUDIENCE: text,
+  OAUTH_REQUIRED_SCOPES: text,
+  ALLOW_UNAUTHENTICATED: boolean,
+  METRICS_TOKEN: text,
+});
+
+/** Whether `host` only accepts connections from this machine: localhost, 127.0.0.0/8 or ::1. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return h === 'localhost' || h === '::1' || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+const splitList = (value: string | undefined, separator: RegExp) =>
+  (value ?? '').split(separator).map((item) => item.trim()).filter((item) => item !== '');
+
+type ParsedAuth = Omit<AuthConfig, 'resource' | 'oauth'> & { oauth: Omit<NonNullable<AuthConfig['oauth']>, 'audience'> & { audience: string | undefined } | undefined };
+
+function readAuth(env: Readonly<Record<string, string | undefined>>): { auth: ParsedAuth | undefined; problems: string[] } {
+  const parsed = authSchema.safeParse(env);
+  // Secrets first, from the raw values, so their problems are listed even when another variable is bad.
+  const problems: string[] = [];
+  const staticTokens = splitList(env.AUTH_TOKENS, /,/);
+  problems.push(...staticTokenProblems(staticTokens, (i) => `AUTH_TOKENS entry ${i + 1}`));
+  const metricsToken = env.METRICS_TOKEN?.trim() || undefined;
+  if (metricsToken !== undefined) problems.push(...staticTokenProblems([metricsToken], () => 'METRICS_TOKEN'));
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const name = String(issue.path[0] ?? '?');
+      problems.push(`${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`);
+    }
+    return { auth: undefined, problems };
+  }
+  const a = parsed.data;
+
+  // RFC 8414 §2: the issuer is an https URL; plain http is tolerated on loopback for local IdPs.
+  for (const name of ['OAUTH_ISSUER', 'OAUTH_JWKS_URL'] as const) {
+    const value = a[name];
+    if (value !== undefined && new URL(value).protocol !== 'https:' && !isLoopbackHost(new URL(value).hostname)) {
+      problems.push(`${name}=${JSON.stringify(value)}: must be an https:// URL (http is accepted only for a loopback host)`);
+    }
+  }
+  if (a.OAUTH_ISSUER === undefined) {
+    for (const name of ['OAUTH_JWKS_URL', 'OAUTH_AUDIENCE', 'OAUTH_REQUIRED_SCOPES'] as const) {
+      if (a[name] !== undefined) problems.push(`${name}=${JSON.stringify(env[name])}: has no effect without OAUTH_ISSUER; set OAUTH_ISSUER to your identity provider's issuer URL`);
+    }
+  }
+  const enabled = staticTokens.length > 0 || a.AUTH_TOKENS_FILE !== undefined || a.OAUTH_ISSUER !== undefined;
+  const allowUnauthenticated = a.ALLOW_UNAUTHENTICATED ?? false;
+  if (enabled && allowUnauthenticated) {
+    problems.push(
+      'ALLOW_UNAUTHENTICATED="true": contradicts the configured authentication (AUTH_TOKENS, AUTH_TOKENS_FILE or OAUTH_ISSUER); remove one or the other',
+    );
+  }
+  return {
+    problems,
+    auth: {
+      enabled,
+      staticTokens,
+      tokensFile: a.AUTH_TOKENS_FILE?.trim(),
+      oauth:
+        a.OAUTH_ISSUER === undefined
+          ? undefined
+          : {
+              issuer: a.OAUTH_ISSUER,
+              jwksUrl: a.OAUTH_JWKS_URL,
+              audience: a.OAUTH_AUDIENCE?.trim(),
+              requiredScopes: [...new Set(splitList(a.OAUTH_REQUIRED_SCOPES, /[\s,]+/))],
+            },
+      allowUnauthenticated,
+      metricsToken,
+    },
+  };
+}
+
 /** `http://HOST:PORT`, bracketing an IPv6 literal. */
 function defaultPublicUrl(host: string, port: number): string {
   const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
@@ -119,30 +239,47 @@ function defaultPublicUrl(host: string, port: number): string {
  */
 export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
   const parsed = envSchema.safeParse(env);
+  const { auth, problems: authProblems } = readAuth(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? '?');
       return `${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`;
     });
-    throw new ConfigError(problems);
+    throw new ConfigError([...problems, ...authProblems]);
   }
   const e = parsed.data;
-  const problems: string[] = [];
+  const problems: string[] = [...authProblems];
   const chunkWords = e.CHUNK_WORDS ?? DEFAULT_CHUNK_WORDS;
   if (e.CHUNK_OVERLAP_WORDS !== undefined && e.CHUNK_OVERLAP_WORDS * 2 > chunkWords) {
     problems.push(
       `CHUNK_OVERLAP_WORDS=${JSON.stringify(env.CHUNK_OVERLAP_WORDS)}: must be at most half of CHUNK_WORDS (${chunkWords})`,
     );
   }
-  if (problems.length > 0) throw new ConfigError(problems);
-
   const host = e.HOST ?? '127.0.0.1';
+  // Secure default: without auth, only this machine may connect.
+  if (auth !== undefined && !auth.enabled && !auth.allowUnauthenticated && !isLoopbackHost(host)) {
+    problems.push(
+      `HOST=${JSON.stringify(host)}: is not a loopback address and no authentication is configured, so anyone who can reach it could read the documents. ` +
+        'Set AUTH_TOKENS (e.g. AUTH_TOKENS=$(openssl rand -hex 32)), AUTH_TOKENS_FILE, or OAUTH_ISSUER (with PUBLIC_URL); ' +
+        'or set ALLOW_UNAUTHENTICATED=true for a deliberately public server; or bind HOST=127.0.0.1',
+    );
+  }
+  if (auth?.oauth !== undefined && e.PUBLIC_URL === undefined && !isLoopbackHost(host)) {
+    problems.push(
+      `OAUTH_ISSUER=${JSON.stringify(auth.oauth.issuer)}: needs PUBLIC_URL, the https URL clients use (e.g. https://docs.example.com): ` +
+        'the token audience and the protected resource metadata are derived from it',
+    );
+  }
+  if (problems.length > 0 || auth === undefined) throw new ConfigError(problems);
+
   const port = e.PORT ?? 8080;
+  const publicUrl = (e.PUBLIC_URL ?? defaultPublicUrl(host, port)).replace(/\/+$/, '');
+  const resource = `${publicUrl}/mcp`;
   return {
     corpusDir: e.CORPUS_DIR ?? './corpus',
     host,
     port,
-    publicUrl: (e.PUBLIC_URL ?? defaultPublicUrl(host, port)).replace(/\/+$/, ''),
+    publicUrl,
     maxSessions: e.MAX_SESSIONS ?? 1000,
     sessionIdleTtlSeconds: e.SESSION_IDLE_TTL ?? 1800,
     chunkWords: e.CHUNK_WORDS,
@@ -152,5 +289,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     logLevel: e.LOG_LEVEL ?? 'info',
     logQueries: e.LOG_QUERIES ?? false,
     drainTimeoutMs: e.DRAIN_TIMEOUT_MS ?? 10_000,
+    auth: {
+      ...auth,
+      resource,
+      oauth: auth.oauth === undefined ? undefined : { ...auth.oauth, audience: auth.oauth.audience ?? resource },
+    },
   };
 }
