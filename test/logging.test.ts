@@ -134,6 +134,23 @@ describe('requestId', () => {
     expect(out.lines().at(-1)).toMatchObject({ session_id: 'sess-123' });
   });
 
+  it('logs successful probe and scrape requests at debug, so polling does not drown the log', async () => {
+    const out = capture();
+    const app = new Hono();
+    app.use('*', requestId({ logger: createLogger({ destination: out.destination, level: 'debug' }) }));
+    app.get('/healthz', (c) => c.text('ok'));
+    app.get('/readyz', (c) => c.text('draining', 503));
+    app.get('/docs', (c) => c.text('ok'));
+    await app.request('/healthz');
+    await app.request('/readyz');
+    await app.request('/docs');
+    expect(out.lines().map((l) => [l.path, l.level])).toEqual([
+      ['/healthz', 'debug'],
+      ['/readyz', 'info'],
+      ['/docs', 'info'],
+    ]);
+  });
+
   it('logs a failed request at error level with its id', async () => {
     const { app, out } = build();
     const res = await app.request('/boom');

@@ -61,12 +61,18 @@ export interface RequestIdOptions {
   headerName?: string;
   /** Makes a fresh id when the incoming one is absent or not sane. Default `crypto.randomUUID`. */
   generate?: () => string;
+  /**
+   * Paths polled by machines (probes, scrapers): their successful requests are logged at debug, not
+   * info, so a health check every few seconds does not drown the log. Default /healthz, /readyz, /metrics.
+   */
+  quietPaths?: readonly string[];
   /** Principal id of an authenticated request, if auth stored one. Default: none. */
   principalOf?: (c: Parameters<MiddlewareHandler>[0]) => string | undefined;
 }
 
 export function requestId(options: RequestIdOptions): MiddlewareHandler<{ Variables: RequestIdVariables }> {
   const { logger, headerName = 'x-request-id', generate = randomUUID, principalOf } = options;
+  const quiet = new Set(options.quietPaths ?? ['/healthz', '/readyz', '/metrics']);
   if (!headerName) throw new TypeError('requestId: headerName must be a non-empty header name');
 
   return async function requestIdMiddleware(c, next) {
@@ -94,7 +100,7 @@ export function requestId(options: RequestIdOptions): MiddlewareHandler<{ Variab
         };
         if (sessionId) fields.session_id = sessionId;
         if (principal) fields.principal = principal;
-        const level = status >= 500 ? 'error' : 'info';
+        const level = status >= 500 ? 'error' : status < 400 && quiet.has(c.req.path) ? 'debug' : 'info';
         context.logger[level](fields, 'request completed');
       }
     });
