@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { Session, SessionEvent } from './sessions.js';
+import { SessionRegistry } from './sessions.js';
+
+function fakeSession(id: string, closes: string[]): Session {
+  // Only what the registry touches: closing the server is how a session ends.
+  const server = { close: async () => void closes.push(id) } as unknown as Session['server'];
+  return { id, server, transport: {} as Session['transport'], owner: undefined, createdAt: 0 };
+}
+
+describe('SessionRegistry', () => {
+  describe('constructor', () => {
+    it.each([
+      [{ maxSessions: 0, idleTtlMs: 1000 }, /maxSessions/],
+      [{ maxSessions: 1.5, idleTtlMs: 1000 }, /maxSessions/],
+      [{ maxSessions: 10, idleTtlMs: 0 }, /idleTtlMs/],
+    ])('refuses %j', (options, message) => {
+      expect(() => new SessionRegistry(options)).toThrow(message);
+    });
+  });
+
+  describe('add', () => {
+    it('evicts the least recently used session beyond maxSessions, closing it and reporting "evicted"', async () => {
+      const closes: string[] = [];
+      const events: string[] = [];
+      const registry = new SessionRegistry({ maxSessions: 2, idleTtlMs: 60_000, onEvent: (e: SessionEvent) => events.push(`${e.type}:${e.session.id}`) });
+      registry.add(fakeSession('a', closes));
+      registry.add(fakeSession('b', closes));
+      registry.get('a');
+      registry.add(fakeSession('c', closes));
+      await Promise.resolve();
+      expect(registry.get('b')).toBeUndefined();
+      expect(registry.get('a')?.id).toBe('a');
+      expect(closes).toEqual(['b']);
+      expect(events).toEqual(['created:a', 'created:b', 'evicted:b', 'created:c']);
+    });
+  });
+
+  describe('delete', () => {
+    it('closes the session once and reports "deleted"; deleting again is harmless', async () => {
+      const closes: string[] = [];
+      const events: string[] = [];
+      const registry = new SessionRegistry({ maxSessions: 5, idleTtlMs: 60_000, onEvent: (e) => events.push(e.type) });
+      registry.add(fakeSession('a', closes));
+      registry.delete('a');
+      registry.delete('a');
+      await Promise.resolve();
+      expect(closes).toEqual(['a']);
+      expect(events).toEqual(['created', 'deleted']);
+      expect(registry.size).toBe(0);
+    });
+  });
+
+  describe('closeAll', () => {
+    it('closes every session and reports "shutdown" for each', async () => {
+      const closes: string[] = [];
+      const events: string[] = [];
+      const registry = new SessionRegistry({ maxSessions: 5, idleTtlMs: 60_000, onEvent: (e) => events.push(e.type) });
+      registry.add(fakeSession('a', closes));
+      registry.add(fakeSession('b', closes));
+      await registry.closeAll();
+      expect(new Set(closes)).toEqual(new Set(['a', 'b']));
+      expect(events.filter((e) => e === 'shutdown')).toHaveLength(2);
+      expect(registry.size).toBe(0);
+    });
+  });
+
+  describe('onEvent', () => {
+    it('cannot break the registry by throwing', () => {
+      const registry = new SessionRegistry({
+        maxSessions: 1,
+        idleTtlMs: 60_000,
+        onEvent: () => {
+          throw new Error('hook failed');
+        },
+      });
+      expect(() => registry.add(fakeSession('a', []))).not.toThrow();
+      expect(registry.get('a')?.id).toBe('a');
+    });
+  });
+});
