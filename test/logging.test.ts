@@ -134,7 +134,7 @@ describe('requestId', () => {
     expect(out.lines().at(-1)).toMatchObject({ session_id: 'sess-123' });
   });
 
-  it('logs successful probe and scrape requests at debug, so polling does not drown the log', async () => {
+  it('logs successful probe and scrape requests at debug and failed ones at warn, so polling does not drown the log', async () => {
     const out = capture();
     const app = new Hono();
     app.use('*', requestId({ logger: createLogger({ destination: out.destination, level: 'debug' }) }));
@@ -146,7 +146,7 @@ describe('requestId', () => {
     await app.request('/docs');
     expect(out.lines().map((l) => [l.path, l.level])).toEqual([
       ['/healthz', 'debug'],
-      ['/readyz', 'info'],
+      ['/readyz', 'warn'],
       ['/docs', 'info'],
     ]);
   });

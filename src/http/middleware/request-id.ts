@@ -100,7 +100,8 @@ export function requestId(options: RequestIdOptions): MiddlewareHandler<{ Variab
         };
         if (sessionId) fields.session_id = sessionId;
         if (principal) fields.principal = principal;
-        const level = status >= 500 ? 'error' : status < 400 && quiet.has(c.req.path) ? 'debug' : 'info';
+        // A probe answering 503 is expected while starting or draining: worth a warning, not an error.
+        const level = quiet.has(c.req.path) ? (status < 400 ? 'debug' : 'warn') : status >= 500 ? 'error' : 'info';
         context.logger[level](fields, 'request completed');
       }
     });
