@@ -1,0 +1,109 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Document } from '../corpus/document.js';
+import { combinedTf, idf, saturate } from './bm25.js';
+import { SearchIndex } from './search-index.js';
+import { resolveSearchOptions, type SearchIndexOptions } from './search-options.js';
+import { createTokenizer } from './tokenizer.js';
+
+const tokenizer = createTokenizer();
+
+/**
+ * The naive model: score every chunk of the index by the BM25F formula of bm25.ts in double
+ * precision, straight from the chunk texts, then sort everything. No posting lists, no pruning.
+ */
+function bruteForce(index: SearchIndex, options: SearchIndexOptions, query: string, topK: number, prefix: string): Array<{ chunkId: string; score: number }> {
+  const params = resolveSearchOptions(options);
+  const chunks: Array<{ chunkId: string; source: string; body: string[]; title: string[]; heading: string[] }> = [];
+  for (const info of index.listDocuments()) {
+    for (let n = 0; n < info.chunks; n += 1) {
+      const view = index.getChunk(`${info.source}#${n}`)!;
+      const parts = view.heading === '' ? [] : view.heading.split(' › ');
+      const own = parts[0]?.trim().toLowerCase() === info.title.trim().toLowerCase() ? parts.slice(1) : parts;
+      chunks.push({
+        chunkId: view.chunkId,
+        source: info.source,
+        body: tokenizer.terms(view.text),
+        title: tokenizer.terms(info.title),
+        heading: tokenizer.terms(own.join(' ')),
+      });
+    }
+  }
+  const total = chunks.length;
+  const averageLength = chunks.reduce((sum, c) => sum + c.body.length, 0) / total;
+  const count = (terms: string[], term: string): number => terms.filter((t) => t === term).length;
+  const tf = (chunk: (typeof chunks)[number], term: string): number =>
+    combinedTf(params, count(chunk.body, term), count(chunk.title, term), count(chunk.heading, term), chunk.body.length, averageLength);
+  const queryTerms = tokenizer.terms(query);
+  const scores = chunks.map((chunk) => {
+    let score = 0;
+    for (const term of new Set(queryTerms)) {
+      const weight = tf(chunk, term);
+      if (weight === 0) continue;
+      const holding = chunks.filter((c) => tf(c, term) > 0).length;
+      score += count(queryTerms, term) * idf(total, holding) * saturate(weight, params.k1);
+    }
+    return score;
+  });
+  // Chunks are listed in (source, chunk number) order, so a stable sort by score keeps the tie-break.
+  return chunks
+    .map((chunk, i) => ({ chunkId: chunk.chunkId, source: chunk.source, score: scores[i]! }))
+    .filter((c) => c.score > 0 && c.source.startsWith(prefix))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, topK)
+    .map(({ chunkId, score }) => ({ chunkId, score }));
+}
+
+const word = fc.constantFrom('alpha', 'beta', 'gamma', 'delta', 'epsilon', 'running', 'runs', 'the', 'of', '東京', 'ß');
+const sentence = fc.array(word, { minLength: 1, maxLength: 25 }).map((w) => w.join(' '));
+const block = fc.oneof(sentence, sentence, word.map((w) => `# ${w}`), word.map((w) => `## ${w}`));
+const documentText = fc.array(block, { minLength: 1, maxLength: 8 }).map((blocks) => blocks.join('\n\n'));
+const documents = fc
+  .uniqueArray(fc.constantFrom('a.md', 'a/b.md', 'a/c.md', 'b.md', 'b/a.md', 'c.md', 'd/e/f.md', 'z.md'), { minLength: 1, maxLength: 8 })
+  .chain((sources) =>
+    fc.tuple(...sources.map((source) =>
+      fc.record({ title: fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join(' ')), text: documentText }).map(
+        ({ title, text }): Document => ({ source, title, text, bodyStart: 0, bytes: text.length }),
+      ),
+    )),
+  );
+const options = fc.record({
+  k1: fc.double({ min: 0, max: 3, noNaN: true }),
+  b: fc.double({ min: 0, max: 1, noNaN: true }),
+  titleWeight: fc.constantFrom(0, 0.5, 1, 1.5, 3),
+  headingWeight: fc.constantFrom(0, 1, 2),
+  chunkWords: fc.integer({ min: 20, max: 40 }),
+  overlapWords: fc.integer({ min: 0, max: 10 }),
+  feedbackWeight: fc.constant(0),
+});
+
+describe('SearchIndex', () => {
+  describe('search', () => {
+    it('ranks exactly like a brute-force BM25F scan over the same chunks', () => {
+      fc.assert(
+        fc.property(
+          documents,
+          options,
+          fc.array(word, { minLength: 1, maxLength: 5 }).map((w) => w.join(' ')),
+          fc.integer({ min: 1, max: 15 }),
+          fc.constantFrom('', 'a', 'a/', 'b', 'd/'),
+          (docs, opts, query, topK, prefix) => {
+            const index = SearchIndex.build(docs, opts);
+            const hits = index.search(query, { topK, pathPrefix: prefix });
+            const expected = bruteForce(index, opts, query, topK, prefix);
+            expect(hits.map((h) => h.chunkId).length).toBe(expected.length);
+            const modelScore = new Map(bruteForce(index, opts, query, 10_000, prefix).map((e) => [e.chunkId, e.score]));
+            const close = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-5 * Math.max(1, Math.abs(b));
+            hits.forEach((hit, i) => {
+              const want = expected[i]!;
+              expect(close(hit.score, modelScore.get(hit.chunkId) ?? Number.NaN)).toBe(true);
+              // The same chunk at each rank, unless two chunks score the same up to float32 rounding.
+              if (hit.chunkId !== want.chunkId) expect(close(hit.score, want.score)).toBe(true);
+            });
+          },
+        ),
+        { numRuns: 300 },
+      );
+    });
+  });
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { SearchError } from './search-error.js';
+import { DEFAULT_SEARCH_OPTIONS, resolveSearchOptions } from './search-options.js';
+
+describe('resolveSearchOptions', () => {
+  it('fills in the documented defaults', () => {
+    expect(resolveSearchOptions()).toEqual(DEFAULT_SEARCH_OPTIONS);
+    expect(resolveSearchOptions({ k1: 2 })).toEqual({ ...DEFAULT_SEARCH_OPTIONS, k1: 2 });
+  });
+
+  it.each([
+    [{ chunkWords: 10 }, 'chunkWords=10'],
+    [{ chunkWords: 100.5 }, 'chunkWords=100.5'],
+    [{ b: 1.5 }, 'b=1.5'],
+    [{ k1: Number.NaN }, 'k1=NaN'],
+    [{ titleWeight: -1 }, 'titleWeight=-1'],
+    [{ feedbackWeight: 1 }, 'feedbackWeight=1'],
+    [{ chunkWords: 60, overlapWords: 40 }, 'overlapWords=40'],
+    [{ chunkSize: 3 } as never, '"chunkSize"'],
+  ])('rejects %j with code invalid_option and a message naming %s', (options, named) => {
+    try {
+      resolveSearchOptions(options);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(SearchError);
+      expect((error as SearchError).code).toBe('invalid_option');
+      expect((error as SearchError).message).toContain(named);
+    }
+  });
+});
