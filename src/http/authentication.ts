@@ -1,0 +1,71 @@
+// Everything authentication adds to the app, built from the validated config in one place so that
+// main.ts and the end-to-end tests assemble exactly the same thing: the /mcp bearer middleware, the
+// RFC 9728 metadata routes, and the /metrics guard.
+import { Hono } from 'hono';
+import type { MiddlewareHandler } from 'hono';
+import type { OAuthVerifierOptions } from '../auth/oauth-verifier.js';
+import { createVerifier } from '../auth/verifier.js';
+import type { AuthConfig } from '../config.js';
+import { silentLogger } from '../logger.js';
+import type { Logger } from '../logger.js';
+import { bearerAuth } from './middleware/auth.js';
+import { requireMetricsToken } from './middleware/metrics-token.js';
+import { protectedResourceMetadataPaths, protectedResourceMetadataRoute } from './routes/well-known.js';
+
+export interface AuthenticationOptions {
+  auth: AuthConfig;
+  /** Tokens read from AUTH_TOKENS_FILE at boot (src/auth/token-file.ts). Default none. */
+  fileTokens?: readonly string[];
+  logger?: Logger;
+  /** Counts each refusal by reason (AuthError code, or 'metrics_token'). Must not throw. */
+  onRefused?: (reason: string) => void;
+  /** Verifier tuning that is not configuration (e.g. a short JWKS cooldown in tests). Default none. */
+  oauthTuning?: Pick<OAuthVerifierOptions, 'jwksCooldownMs' | 'jwksMaxAgeMs' | 'timeoutMs' | 'clockToleranceSeconds'>;
+}
+
+export interface Authentication {
+  /** Whether /mcp requires credentials. */
+  required: boolean;
+  /** For createApp's `authenticate`; undefined when auth is off. */
+  authenticate: MiddlewareHandler | undefined;
+  /** Open routes to mount: the protected resource metadata; undefined when auth is off (nothing to discover). */
+  routes: Hono | undefined;
+  /** For createOperations' `metricsGuard`; undefined when METRICS_TOKEN is unset (/metrics open). */
+  metricsGuard: MiddlewareHandler | undefined;
+}
+
+/** Builds the auth pieces; throws at boot (StaticTokenConfigError, TypeError) on unusable settings. */
+export function createAuthentication(options: AuthenticationOptions): Authentication {
+  const { auth, fileTokens = [], logger = silentLogger, onRefused, oauthTuning = {} } = options;
+  const metricsGuard =
+    auth.metricsToken === undefined
+      ? undefined
+      : requireMetricsToken({ token: auth.metricsToken, onRefused: () => onRefused?.('metrics_token') });
+  if (!auth.enabled) return { required: false, authenticate: undefined, routes: undefined, metricsGuard };
+
+  const verifier = createVerifier({
+    staticTokens: [...auth.staticTokens, ...fileTokens],
+    ...(auth.oauth === undefined
+      ? {}
+      : {
+          oauth: {
+            issuer: auth.oauth.issuer,
+            audience: auth.oauth.audience,
+            requiredScopes: auth.oauth.requiredScopes,
+            ...(auth.oauth.jwksUrl === undefined ? {} : { jwksUrl: auth.oauth.jwksUrl }),
+            ...oauthTuning,
+          },
+        }),
+  });
+  const authenticate = bearerAuth({ verifier, resource: auth.resource, logger, ...(onRefused ? { onRefused } : {}) });
+
+  const routes = new Hono();
+  const metadata = protectedResourceMetadataRoute({
+    resource: auth.resource,
+    authorizationServers: auth.oauth === undefined ? [] : [auth.oauth.issuer],
+    scopesSupported: auth.oauth?.requiredScopes ?? [],
+  });
+  for (const path of protectedResourceMetadataPaths(auth.resource)) routes.get(path, metadata);
+
+  return { required: true, authenticate: authenticate as MiddlewareHandler, routes, metricsGuard };
+}
