@@ -6,11 +6,15 @@ import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { ServerType } from '@hono/node-server';
 import pkg from '../package.json' with { type: 'json' };
+import { readTokenFile, TokenFileError } from './auth/token-file.js';
 import { ConfigError, loadConfig } from './config.js';
 import type { Config } from './config.js';
 import { CorpusError } from './corpus/corpus-error.js';
 import { loadCorpus } from './corpus/load-corpus.js';
 import { createApp } from './http/app.js';
+import { createAuthentication } from './http/authentication.js';
+import type { Authentication } from './http/authentication.js';
+import { requestScopedLogger } from './http/middleware/request-id.js';
 import { createOperations } from './http/operations.js';
 import { createLogger } from './logger.js';
 import { IndexHolder } from './mcp/index-holder.js';
@@ -37,6 +41,19 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // AUTH_TOKENS_FILE is read here rather than in config.ts, which stays a pure function of the environment.
+  let fileTokens: string[] = [];
+  if (config.auth.tokensFile !== undefined) {
+    try {
+      fileTokens = await readTokenFile(config.auth.tokensFile);
+    } catch (error) {
+      if (error instanceof TokenFileError) {
+        console.error(`corpus-mcp: ${error.message}`);
+        process.exit(2);
+      }
+      throw error;
+    }
+  }
   const logger = createLogger({ level: config.logLevel, base: { service: 'corpus-mcp', version: pkg.version } });
 
   const corpusRoot = resolve(config.corpusDir);
@@ -54,7 +71,32 @@ async function main(): Promise<void> {
   logger.info({ corpus: corpusRoot, documents: corpus.documents.length, skipped: corpus.skipped.length }, 'corpus loaded');
 
   const holder = new IndexHolder();
-  const ops = createOperations({ logger, publicUrl: config.publicUrl, index: holder, drainTimeoutMs: config.drainTimeoutMs });
+  // Refusals are counted by ops, built next; the hook only runs once requests arrive.
+  const authentication: Authentication = createAuthentication({
+    auth: config.auth,
+    fileTokens,
+    logger: requestScopedLogger(logger),
+    onRefused: (reason) => ops.onAuthRefused(reason),
+  });
+  const ops = createOperations({
+    logger,
+    publicUrl: config.publicUrl,
+    index: holder,
+    drainTimeoutMs: config.drainTimeoutMs,
+    authRequired: authentication.required,
+    ...(authentication.metricsGuard ? { metricsGuard: authentication.metricsGuard } : {}),
+  });
+  if (authentication.routes) ops.appOptions.routes.route('/', authentication.routes);
+  logger.info(
+    {
+      auth_required: authentication.required,
+      static_tokens: config.auth.staticTokens.length + fileTokens.length,
+      oauth_issuer: config.auth.oauth?.issuer,
+      oauth_audience: config.auth.oauth?.audience,
+      metrics_token: config.auth.metricsToken !== undefined,
+    },
+    authentication.required ? 'authentication on' : 'authentication off: anyone who can reach this address can read the documents',
+  );
   const corpusApp = createApp({
     index: holder,
     publicUrl: config.publicUrl,
@@ -63,6 +105,7 @@ async function main(): Promise<void> {
     serverInfo: { name: 'corpus-mcp', version: pkg.version },
     logQueries: config.logQueries,
     ...ops.appOptions,
+    ...(authentication.authenticate ? { authenticate: authentication.authenticate } : {}),
   });
   const { app } = corpusApp;
 
