@@ -33,6 +33,8 @@ export interface AppOptions {
   sessionIdleTtlMs?: number;
   /** Largest request body accepted on /mcp, in bytes, ≥ 1; larger ones get 413. Default 1 048 576 (1 MiB). */
   maxBodyBytes?: number;
+  /** Longest a tool call waits for the index before it is answered with an error, in milliseconds. Default 30000. */
+  requestTimeoutMs?: number;
   /** Host names allowed besides loopback and the PUBLIC_URL host. Default none. */
   extraAllowedHosts?: readonly string[];
   /** Reported in the MCP initialize result. Default { name: 'corpus-mcp', version: '0.0.0' }. */
@@ -73,6 +75,7 @@ export function createApp(options: AppOptions): CorpusApp {
     maxSessions = 1000,
     sessionIdleTtlMs = 1_800_000,
     maxBodyBytes = 1_048_576,
+    requestTimeoutMs,
     extraAllowedHosts = [],
     serverInfo,
     logger = silentLogger,
@@ -88,7 +91,7 @@ export function createApp(options: AppOptions): CorpusApp {
 
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new RangeError(`createApp: maxBodyBytes must be a whole number ≥ 1, got ${maxBodyBytes}`);
   const sessions = new SessionRegistry({ maxSessions, idleTtlMs: sessionIdleTtlMs, logger, onEvent: onSessionEvent });
-  const createServer = createMcpServerFactory({ index, serverInfo, logger, logQueries, onToolCall });
+  const createServer = createMcpServerFactory({ index, serverInfo, logger, logQueries, onToolCall, requestTimeoutMs });
 
   const app = new Hono<AppEnv>();
   for (const m of middleware) app.use(m);

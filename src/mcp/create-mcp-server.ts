@@ -55,6 +55,19 @@ export interface McpServerOptions {
   logQueries?: boolean;
   /** Called after every tools/call (metrics, audit). Must not throw. */
   onToolCall?: (event: ToolCallEvent) => void;
+  /**
+   * Longest a request waits for the index to be built, in milliseconds, ≥ 1; past it the call is
+   * answered with an error instead of hanging. Default 30000.
+   */
+  requestTimeoutMs?: number;
+}
+
+/** The index was not built within the request timeout. */
+class IndexNotReadyError extends Error {
+  constructor(readonly waitedMs: number) {
+    super(`the document index is still being built (waited ${waitedMs} ms)`);
+    this.name = 'IndexNotReadyError';
+  }
 }
 
 const INSTRUCTIONS =
@@ -77,14 +90,46 @@ function toolErrorResult(message: string): CallToolResult {
  * new session.
  */
 export function createMcpServerFactory(options: McpServerOptions): () => Server {
-  const { index: holder, serverInfo = { name: 'corpus-mcp', version: '0.0.0' }, logger = silentLogger, logQueries = false, onToolCall } = options;
+  const {
+    index: holder,
+    serverInfo = { name: 'corpus-mcp', version: '0.0.0' },
+    logger = silentLogger,
+    logQueries = false,
+    onToolCall,
+    requestTimeoutMs = 30_000,
+  } = options;
+  if (!Number.isFinite(requestTimeoutMs) || requestTimeoutMs < 1) {
+    throw new RangeError(`createMcpServerFactory: requestTimeoutMs must be ≥ 1, got ${requestTimeoutMs}`);
+  }
   const toolsByName = new Map(TOOLS.map((tool) => [tool.name, tool]));
   const toolNames = TOOLS.map((t) => t.name).join(', ');
   const listToolsResult: ListToolsResult = Object.freeze({ tools: TOOLS.map((t) => t.listing) });
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
   const info = Object.freeze({ ...serverInfo });
 
-  const corpus = async (): Promise<ServedCorpus> => holder.current ?? holder.wait();
+  // Calls that arrive before the index is built wait for it, but never past the request timeout: a
+  // client that gets no answer cannot tell a slow build from a dead server.
+  const corpus = async (): Promise<ServedCorpus> => {
+    const current = holder.current;
+    if (current) return current;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new IndexNotReadyError(requestTimeoutMs)), requestTimeoutMs);
+    });
+    try {
+      return await Promise.race([holder.wait(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const corpusForResources = async (): Promise<ServedCorpus> => {
+    try {
+      return await corpus();
+    } catch (error) {
+      const reason = error instanceof IndexNotReadyError ? `${error.message}; retry in a few seconds` : 'the document index failed to build';
+      throw new McpError(ErrorCode.InternalError, reason);
+    }
+  };
 
   const report = (event: ToolCallEvent, request: CallToolRequest) => {
     const fields: Record<string, unknown> = {
@@ -116,8 +161,12 @@ export function createMcpServerFactory(options: McpServerOptions): () => Server 
       let served: ServedCorpus;
       try {
         served = await corpus();
-      } catch {
+      } catch (error) {
         event.outcome = 'tool_error';
+        if (error instanceof IndexNotReadyError) {
+          event.errorCode = 'index_not_ready';
+          return toolErrorResult(`The document index is still being built (waited ${error.waitedMs} ms). Call ${tool.name} again in a few seconds.`);
+        }
         event.errorCode = 'index_unavailable';
         return toolErrorResult('The document index failed to build, so no document can be served. The server operator must check the logs and restart it.');
       }
@@ -142,8 +191,8 @@ export function createMcpServerFactory(options: McpServerOptions): () => Server 
   };
 
   const listTools = () => listToolsResult;
-  const listResourcesHandler = async (request: { params?: { cursor?: string } }) => listResources(await corpus(), request.params?.cursor);
-  const readResourceHandler = async (request: { params: { uri: string } }) => readResource(await corpus(), request.params.uri);
+  const listResourcesHandler = async (request: { params?: { cursor?: string } }) => listResources(await corpusForResources(), request.params?.cursor);
+  const readResourceHandler = async (request: { params: { uri: string } }) => readResource(await corpusForResources(), request.params.uri);
 
   return function createMcpServer(): Server {
     const server = new Server(info, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator });

@@ -9,6 +9,7 @@ export type ToolErrorCode =
   | 'offset_out_of_range'
   | 'invalid_cursor'
   | 'index_unavailable'
+  | 'index_not_ready'
   | 'internal_error';
 
 export class ToolError extends Error {
