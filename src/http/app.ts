@@ -33,6 +33,8 @@ export interface AppOptions {
   sessionIdleTtlMs?: number;
   /** Largest request body accepted on /mcp, in bytes, ≥ 1; larger ones get 413. Default 1 048 576 (1 MiB). */
   maxBodyBytes?: number;
+  /** POSTs one session may have in progress at once, ≥ 1; more get 429 with Retry-After. Default 16. */
+  maxConcurrentPerSession?: number;
   /** Longest a tool call waits for the index before it is answered with an error, in milliseconds. Default 30000. */
   requestTimeoutMs?: number;
   /** Host names allowed besides loopback and the PUBLIC_URL host. Default none. */
@@ -75,6 +77,7 @@ export function createApp(options: AppOptions): CorpusApp {
     maxSessions = 1000,
     sessionIdleTtlMs = 1_800_000,
     maxBodyBytes = 1_048_576,
+    maxConcurrentPerSession,
     requestTimeoutMs,
     extraAllowedHosts = [],
     serverInfo,
@@ -110,7 +113,7 @@ export function createApp(options: AppOptions): CorpusApp {
       onError: (c) => c.json(jsonRpcErrorBody(SERVER_ERROR, `Payload Too Large: the request body must not exceed ${maxBodyBytes} bytes`), 413),
     }),
   );
-  app.all('/mcp', mcpHandler({ sessions, createServer, logger }));
+  app.all('/mcp', mcpHandler({ sessions, createServer, logger, maxConcurrentPerSession }));
 
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp` }, 404));
   app.onError((error, c) => {

@@ -11,18 +11,74 @@ import { silentLogger } from '../../logger.js';
 import type { Logger } from '../../logger.js';
 import type { AppEnv } from '../app-env.js';
 import { INVALID_REQUEST, jsonRpcErrorBody, PARSE_ERROR, SERVER_ERROR, SESSION_NOT_FOUND } from '../json-rpc-error.js';
-import type { SessionRegistry } from '../sessions.js';
+import type { Session, SessionRegistry } from '../sessions.js';
 
 export interface McpHandlerOptions {
   sessions: SessionRegistry;
   /** Makes the MCP server for a new session (shared handlers; see createMcpServerFactory). */
   createServer: () => Server;
   logger?: Logger;
+  /**
+   * POSTs one session may have in progress at once, ≥ 1; more get 429 with Retry-After. A request
+   * counts until its response has been read to the end or abandoned. Default 16.
+   */
+  maxConcurrentPerSession?: number;
+}
+
+/** Seconds a client is told to wait after a 429. */
+const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * The same response, calling `done` exactly once when its body has been read to the end, failed, or
+ * was cancelled by the client going away. A POST's answer is an SSE stream that ends only when the
+ * request has been answered, so this is when the request stops holding resources.
+ */
+function onceFinished(response: Response, done: () => void): Response {
+  const body = response.body;
+  if (body === null) {
+    done();
+    return response;
+  }
+  let finished = false;
+  const finish = () => {
+    if (!finished) {
+      finished = true;
+      done();
+    }
+  };
+  const reader = body.getReader();
+  const tracked = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done: end, value } = await reader.read();
+        if (end) {
+          finish();
+          controller.close();
+        } else {
+          controller.enqueue(value);
+        }
+      } catch (error) {
+        finish();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      finish();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(tracked, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 const isInitialize = (body: unknown) => (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body));
 
-export function mcpHandler({ sessions, createServer, logger = silentLogger }: McpHandlerOptions) {
+export function mcpHandler({ sessions, createServer, logger = silentLogger, maxConcurrentPerSession = 16 }: McpHandlerOptions) {
+  if (!Number.isInteger(maxConcurrentPerSession) || maxConcurrentPerSession < 1) {
+    throw new RangeError(`mcpHandler: maxConcurrentPerSession must be a whole number ≥ 1, got ${maxConcurrentPerSession}`);
+  }
+  /** POSTs in progress per live session; an ended session's entry goes with it. */
+  const inFlight = new WeakMap<Session, number>();
+
   async function startSession(c: Context<AppEnv>): Promise<Response> {
     let body: unknown;
     try {
@@ -74,6 +130,30 @@ export function mcpHandler({ sessions, createServer, logger = silentLogger }: Mc
     if (session.owner !== c.get('principal')?.id) {
       return c.json(jsonRpcErrorBody(INVALID_REQUEST, 'Forbidden: this session belongs to another principal'), 403);
     }
-    return session.transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo') });
+    if (c.req.method !== 'POST') return session.transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo') });
+
+    // One client flooding its session with requests it does not read must not hold unbounded
+    // streams and buffers; it is told to slow down, and other sessions are unaffected.
+    const running = inFlight.get(session) ?? 0;
+    if (running >= maxConcurrentPerSession) {
+      return c.json(
+        jsonRpcErrorBody(
+          SERVER_ERROR,
+          `Too Many Requests: this session already has ${running} requests in progress (the limit is ${maxConcurrentPerSession}); wait for one to finish or retry after ${RETRY_AFTER_SECONDS} s`,
+        ),
+        429,
+        { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      );
+    }
+    inFlight.set(session, running + 1);
+    const release = () => inFlight.set(session, (inFlight.get(session) ?? 1) - 1);
+    let response: Response;
+    try {
+      response = await session.transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo') });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return onceFinished(response, release);
   };
 }
