@@ -2,6 +2,7 @@
 // bundled one), for end-to-end tests and scripts. The index is built the way main builds it, either at
 // once or when the test says so (to observe readiness).
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import type { ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -23,6 +24,8 @@ export interface TestServerOptions extends Partial<Omit<AppOptions, 'index' | 'p
   /** false: leave the index unbuilt until `buildIndex()` is called. Default true. */
   buildIndex?: boolean;
   publicUrl?: string;
+  /** Passed to http.createServer (socket timeouts). Default none. */
+  serverOptions?: ServerOptions;
 }
 
 export interface TestServer {
@@ -39,7 +42,7 @@ export interface TestServer {
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const { files = {}, corpusDir: givenDir, buildIndex: buildNow = true, publicUrl, ...appOptions } = options;
+  const { files = {}, corpusDir: givenDir, buildIndex: buildNow = true, publicUrl, serverOptions, ...appOptions } = options;
   const workDir = await mkdtemp(join(tmpdir(), 'corpus-mcp-test-'));
   const corpusDir = givenDir ?? join(workDir, 'corpus');
   if (!givenDir) {
@@ -59,7 +62,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     // The public URL is only known once the port is; the app is created lazily on first request.
     let created: CorpusApp | undefined;
     const fetch = (request: Request) => created!.app.fetch(request);
-    server = serve({ fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) => {
+    server = serve({ fetch, hostname: '127.0.0.1', port: 0, ...(serverOptions ? { serverOptions } : {}) }, (info: AddressInfo) => {
       created = createApp({ index: holder, publicUrl: publicUrl ?? `http://127.0.0.1:${info.port}`, ...appOptions });
       app = created;
       resolve(info.port);

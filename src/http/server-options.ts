@@ -1,0 +1,37 @@
+// Socket-level limits for the Node HTTP server, so a slow or vanished client cannot hold a connection
+// forever: a request must arrive in full within the request timeout (slowloris), an idle keep-alive
+// connection is closed after a few seconds, and TCP keep-alive probes notice peers that disappeared
+// without closing. Open SSE streams are not cut by these: the MCP transport writes a keep-alive comment
+// every 15 s (a write to a dead peer fails), and the session's idle TTL or eviction closes them.
+import type { ServerOptions } from 'node:http';
+
+export interface HttpServerLimits {
+  /** Longest time to receive a whole request, headers and body, in milliseconds, ≥ 1000. Default 30000. */
+  requestTimeoutMs?: number;
+  /** Idle time after which a keep-alive connection between requests is closed, in milliseconds. Default 5000. */
+  keepAliveTimeoutMs?: number;
+  /** Idle time before the first TCP keep-alive probe on a connection, in milliseconds. Default 30000. */
+  tcpKeepAliveDelayMs?: number;
+}
+
+/** Options for `http.createServer` (or @hono/node-server's `serverOptions`). */
+export function httpServerOptions(limits: HttpServerLimits = {}): ServerOptions {
+  const { requestTimeoutMs = 30_000, keepAliveTimeoutMs = 5_000, tcpKeepAliveDelayMs = 30_000 } = limits;
+  if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 1000) {
+    throw new RangeError(`httpServerOptions: requestTimeoutMs must be a whole number ≥ 1000, got ${requestTimeoutMs}`);
+  }
+  if (!Number.isInteger(keepAliveTimeoutMs) || keepAliveTimeoutMs < 1) {
+    throw new RangeError(`httpServerOptions: keepAliveTimeoutMs must be a whole number ≥ 1, got ${keepAliveTimeoutMs}`);
+  }
+  return {
+    requestTimeout: requestTimeoutMs,
+    // Node requires headersTimeout ≤ requestTimeout; headers get the same bound as the whole request.
+    headersTimeout: requestTimeoutMs,
+    // Node checks those timeouts on this interval (30 s by default, which would let a slow client
+    // hold a socket up to 30 s past its deadline).
+    connectionsCheckingInterval: Math.min(1000, requestTimeoutMs),
+    keepAliveTimeout: keepAliveTimeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelay: tcpKeepAliveDelayMs,
+  };
+}

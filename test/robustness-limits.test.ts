@@ -1,0 +1,158 @@
+// Limits against a real listening server: each one is answered with the right status or a clear
+// error, and a client that exceeds one never degrades service for the others.
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { httpServerOptions } from '../src/http/server-options.js';
+import { connectClient, eventually, startTestServer } from './support/test-server.js';
+import type { TestServer, TestServerOptions } from './support/test-server.js';
+import { openSession, openSseStream } from './support/raw-mcp.js';
+import { messagesOf, onSession, post } from './robustness-support.js';
+
+const FILES = { 'guide.md': '# Guide\n\nSessions expire after an idle timeout.\n' };
+
+const servers: TestServer[] = [];
+async function start(options: TestServerOptions = {}): Promise<TestServer> {
+  const server = await startTestServer({ files: FILES, ...options });
+  servers.push(server);
+  return server;
+}
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+const toolCall = (id: number) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search_documents', arguments: { query: 'sessions' } } });
+const ping = (id: number | string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' });
+
+describe('limits', () => {
+  describe('request body size', () => {
+    it('refuses a body over the 1 MiB default with 413 and accepts one under it', async () => {
+      const server = await start();
+      const session = await openSession(server.mcpUrl);
+      const over = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: { pad: 'x'.repeat(1024 * 1024) } } });
+      expect((await post(server.mcpUrl, over, onSession(session))).status).toBe(413);
+      const under = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping', params: { _meta: { pad: 'x'.repeat(1024 * 1024 - 200) } } });
+      const response = await post(server.mcpUrl, under, onSession(session));
+      expect(response.status).toBe(200);
+      expect(messagesOf(response)[0]).toMatchObject({ id: 2, result: {} });
+    });
+  });
+
+  describe('concurrent requests per session', () => {
+    it('answers requests beyond maxConcurrentPerSession with 429 and Retry-After, leaving other sessions and later requests alone', async () => {
+      // While the index is not built, tool calls wait: a deterministic way to keep requests in flight.
+      const server = await start({ buildIndex: false, maxConcurrentPerSession: 2 });
+      const busy = await openSession(server.mcpUrl);
+      const other = await openSession(server.mcpUrl);
+
+      const waiting = [post(server.mcpUrl, toolCall(1), onSession(busy)), post(server.mcpUrl, toolCall(2), onSession(busy))];
+      await eventually(async () => (await post(server.mcpUrl, ping('probe'), onSession(busy))).status === 429);
+      const refused = await post(server.mcpUrl, toolCall(3), onSession(busy));
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(JSON.parse(refused.text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/limit is 2/) } });
+
+      const elsewhere = await post(server.mcpUrl, ping(4), onSession(other));
+      expect(elsewhere.status).toBe(200);
+
+      server.buildIndex();
+      for (const response of await Promise.all(waiting)) {
+        expect(response.status).toBe(200);
+        expect(messagesOf(response)[0]).toMatchObject({ result: { structuredContent: { query: 'sessions' } } });
+      }
+      const after = await post(server.mcpUrl, toolCall(5), onSession(busy));
+      expect(after.status).toBe(200);
+    });
+
+    it('frees the slot of a request whose client went away', async () => {
+      const server = await start({ buildIndex: false, maxConcurrentPerSession: 1 });
+      const session = await openSession(server.mcpUrl);
+      const abort = new AbortController();
+      const abandoned = post(server.mcpUrl, toolCall(1), onSession(session), abort.signal).catch(() => undefined);
+      await eventually(async () => (await post(server.mcpUrl, ping('probe'), onSession(session))).status === 429);
+      abort.abort();
+      await abandoned;
+      server.buildIndex();
+      await eventually(async () => (await post(server.mcpUrl, ping('again'), onSession(session))).status === 200);
+    });
+  });
+
+  describe('request timeout', () => {
+    it('answers a tool call that cannot be served in time with a tool error saying to retry, while ping still answers', async () => {
+      const server = await start({ buildIndex: false, requestTimeoutMs: 300 });
+      const { client } = await connectClient(server.mcpUrl);
+      const result = await client.callTool({ name: 'search_documents', arguments: { query: 'sessions' } });
+      expect(result.isError).toBe(true);
+      expect((result.content as Array<{ text: string }>)[0]?.text).toMatch(/still being built \(waited 300 ms\)\. Call search_documents again/);
+      await expect(client.listResources()).rejects.toThrow(/still being built/);
+      await client.ping();
+      server.buildIndex();
+      const served = await client.callTool({ name: 'search_documents', arguments: { query: 'sessions' } });
+      expect(served.isError).toBeFalsy();
+      await client.close();
+    });
+  });
+
+  describe('number of sessions', () => {
+    it('never refuses a new session at the cap: it closes the idlest and keeps the recently used', async () => {
+      const server = await start({ maxSessions: 3 });
+      const [a, b, c] = [await openSession(server.mcpUrl), await openSession(server.mcpUrl), await openSession(server.mcpUrl)];
+      expect((await post(server.mcpUrl, ping(1), onSession(a))).status).toBe(200); // a is now the most recent
+      const d = await openSession(server.mcpUrl);
+      expect(server.app.sessions.size).toBe(3);
+      expect((await post(server.mcpUrl, ping(2), onSession(b))).status).toBe(404);
+      for (const id of [a, c, d]) expect((await post(server.mcpUrl, ping(3), onSession(id))).status).toBe(200);
+    });
+  });
+
+  describe('slow and vanished clients (socket timeouts)', () => {
+    it('closes a connection that sends its headers too slowly (slowloris)', async () => {
+      const server = await start({ serverOptions: httpServerOptions({ requestTimeoutMs: 1000 }) });
+      const socket = connect(server.port, '127.0.0.1');
+      let closed = false;
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+      socket.on('close', () => (closed = true));
+      socket.on('error', () => {});
+      socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nX-Slow: `);
+      const drip = setInterval(() => socket.write('a'), 200);
+      try {
+        await eventually(async () => closed, 15_000);
+      } finally {
+        clearInterval(drip);
+        socket.destroy();
+      }
+      expect(answer === '' || answer.startsWith('HTTP/1.1 408')).toBe(true);
+    });
+
+    it('closes a connection whose body never finishes arriving', async () => {
+      const server = await start({ serverOptions: httpServerOptions({ requestTimeoutMs: 1000 }) });
+      const socket = connect(server.port, '127.0.0.1');
+      let closed = false;
+      socket.on('close', () => (closed = true));
+      socket.on('error', () => {});
+      socket.resume(); // read the 408 so the server's close is seen
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: application/json\r\n` +
+          'Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":',
+      );
+      try {
+        await eventually(async () => closed, 15_000);
+      } finally {
+        socket.destroy();
+      }
+    });
+
+    it('keeps an SSE stream open past the request timeout: the timeout bounds receiving a request, not answering it', async () => {
+      const server = await start({ serverOptions: httpServerOptions({ requestTimeoutMs: 1000 }) });
+      const session = await openSession(server.mcpUrl);
+      const stream = await openSseStream(server.mcpUrl, session);
+      expect(stream.status).toBe(200);
+      let ended = false;
+      void stream.ended.then(() => (ended = true));
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect(ended).toBe(false);
+      await stream.cancel();
+    });
+  });
+});
