@@ -16,7 +16,9 @@ interface Variant {
 const variants: Variant[] = [
   { name: 'BM25, body only (no fields, no feedback)', options: { titleWeight: 0, headingWeight: 0, feedbackWeight: 0 } },
   { name: 'BM25F (title/heading fields), no feedback', options: { feedbackWeight: 0 } },
-  { name: 'shipped defaults (BM25F + feedback)', options: {} },
+  { name: 'BM25F + RM3 feedback (λ 0.3, 5 chunks, 10 terms)', options: { feedbackWeight: 0.3 } },
+  { name: 'BM25F + RM3 feedback (λ 0.1, 5 chunks, 20 terms)', options: { feedbackWeight: 0.1, feedbackTerms: 20 } },
+  { name: 'shipped defaults', options: {} },
 ];
 const extra = parseSet(process.argv.slice(2));
 if (extra !== undefined) variants.push({ name: `defaults + ${JSON.stringify(extra)}`, options: extra });

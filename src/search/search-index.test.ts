@@ -96,6 +96,19 @@ describe('SearchIndex', () => {
       expect(world.search('🍕')[0]?.source).toBe('emoji.md');
     });
 
+    it('with feedback on, also finds chunks that share vocabulary with the best hits but not the query term', () => {
+      const docs = [
+        doc('a.md', 'kinase inhibitor trial results in tumours'),
+        doc('b.md', 'kinase inhibitor tumours respond'),
+        doc('c.md', 'inhibitor tumours shrink after the trial'),
+        doc('d.md', 'unrelated gardening notes'),
+      ];
+      const plain = SearchIndex.build(docs, { feedbackWeight: 0 });
+      const expanded = SearchIndex.build(docs, { feedbackWeight: 0.5, feedbackChunks: 2, feedbackTerms: 5 });
+      expect(plain.search('kinase').map((h) => h.source)).toEqual(['b.md', 'a.md']);
+      expect(expanded.search('kinase').map((h) => h.source)).toEqual(['b.md', 'a.md', 'c.md']);
+    });
+
     it('breaks score ties by source, then chunk number', () => {
       const twins = SearchIndex.build([doc('b.md', 'alpha beta'), doc('a.md', 'alpha beta'), doc('c.md', 'alpha beta')]);
       expect(twins.search('alpha').map((h) => h.source)).toEqual(['a.md', 'b.md', 'c.md']);
