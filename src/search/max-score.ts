@@ -13,10 +13,12 @@ export interface ScoreScratch {
   scores: Float64Array;
   /** The chunks with a non-zero score, in the order first touched. */
   touched: Uint32Array;
+  /** Heaps for finding the k-th best partial score, one per k seen. */
+  heaps: Map<number, TopK>;
 }
 
 export function createScoreScratch(chunkCount: number): ScoreScratch {
-  return { scores: new Float64Array(chunkCount), touched: new Uint32Array(chunkCount) };
+  return { scores: new Float64Array(chunkCount), touched: new Uint32Array(chunkCount), heaps: new Map() };
 }
 
 /**
@@ -39,10 +41,21 @@ export function maxScore(index: InvertedIndex, scratch: ScoreScratch, terms: Wei
   const { postingStart, postingChunk, postingWeight, maxWeight } = index;
   const { scores, touched } = scratch;
   const n = terms.ids.length;
-  const bound = terms.ids.map((id, i) => (terms.weights[i] as number) * (maxWeight[id] as number));
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (bound[b] as number) - (bound[a] as number) || a - b);
+  const bound = new Array<number>(n);
+  const order = new Array<number>(n);
   let remaining = 0;
-  for (const b of bound) remaining += b;
+  for (let i = 0; i < n; i += 1) {
+    const b = (terms.weights[i] as number) * (maxWeight[terms.ids[i] as number] as number);
+    bound[i] = b;
+    remaining += b;
+    // Insertion sort, strongest bound first: queries have a handful of terms.
+    let j = i;
+    while (j > 0 && (bound[order[j - 1] as number] as number) < b) {
+      order[j] = order[j - 1] as number;
+      j -= 1;
+    }
+    order[j] = i;
+  }
 
   const whole = from === 0 && to === index.chunkCount;
   let count = 0;
@@ -74,7 +87,7 @@ export function maxScore(index: InvertedIndex, scratch: ScoreScratch, terms: Wei
       break;
     }
     if (!mayReach(remaining, best) && (threshold === -Infinity || remaining < 2 * threshold)) {
-      threshold = kthBest(scores, touched, count, top.capacity);
+      threshold = kthBest(scratch, count, top.capacity);
       if (!mayReach(remaining, threshold)) {
         next += 1;
         break;
@@ -103,13 +116,21 @@ export function maxScore(index: InvertedIndex, scratch: ScoreScratch, terms: Wei
 }
 
 /** The k-th highest of the touched chunks' scores (count ≥ k). */
-function kthBest(scores: Float64Array, touched: Uint32Array, count: number, k: number): number {
-  const heap = new TopK(k);
+function kthBest(scratch: ScoreScratch, count: number, k: number): number {
+  const { scores, touched, heaps } = scratch;
+  let heap = heaps.get(k);
+  if (heap === undefined) {
+    heap = new TopK(k);
+    if (heaps.size < 16) heaps.set(k, heap);
+  }
+  heap.clear();
   for (let i = 0; i < count; i += 1) {
     const chunk = touched[i] as number;
     heap.push(scores[chunk] as number, chunk);
   }
-  return heap.worstScore();
+  const kth = heap.worstScore();
+  heap.clear();
+  return kth;
 }
 
 /** Whether something bounded by `bound` could still reach `threshold`, with room for rounding. */

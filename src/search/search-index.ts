@@ -188,7 +188,7 @@ export class SearchIndex {
     const [from, to] = this.#chunkRange(options.pathPrefix ?? '');
     if (from >= to) return [];
     const ranked = this.#scorer.rank(terms, topK, from, to);
-    const queryTerms = new Set(terms);
+    const queryTerms = new QueryTerms(terms);
     const hits: SearchHit[] = [];
     for (let i = 0; i < ranked.ids.length; i += 1) {
       const chunk = ranked.ids[i] as number;
@@ -279,6 +279,18 @@ interface BuiltChunks {
   terms: ChunkTerms[];
 }
 
+/** The query's terms as a set, built only when a snippet is first read. */
+class QueryTerms {
+  #set: ReadonlySet<string> | undefined;
+
+  constructor(readonly terms: readonly string[]) {}
+
+  set(): ReadonlySet<string> {
+    this.#set ??= new Set(this.terms);
+    return this.#set;
+  }
+}
+
 /** A hit whose snippet is an enumerable getter that computes it on first read, then keeps it. */
 function lazyHit(
   chunkId: string,
@@ -288,7 +300,7 @@ function lazyHit(
   start: number,
   end: number,
   tokenizer: Tokenizer,
-  queryTerms: ReadonlySet<string>,
+  queryTerms: QueryTerms,
 ): SearchHit {
   let snippet: string | undefined;
   return {
@@ -298,7 +310,7 @@ function lazyHit(
     heading,
     score,
     get snippet(): string {
-      snippet ??= makeSnippet(tokenizer, document.text, start, end, queryTerms);
+      snippet ??= makeSnippet(tokenizer, document.text, start, end, queryTerms.set());
       return snippet;
     },
     start,
