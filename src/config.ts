@@ -35,6 +35,16 @@ export interface Config {
   logQueries: boolean;
   /** Milliseconds SIGTERM/SIGINT waits for in-flight requests before cutting them off, 100–600000. Default 10000. */
   drainTimeoutMs: number;
+  /** MAX_BODY_BYTES: largest request body on /mcp, 1024–67108864 bytes; larger ones get 413. Default 1048576 (1 MiB). */
+  maxBodyBytes: number;
+  /**
+   * REQUEST_TIMEOUT_MS: 1000–600000. Bounds receiving a whole request (headers and body; slower clients
+   * get 408 and are disconnected) and how long a tool call waits for the index before it is answered
+   * with an error. Default 30000.
+   */
+  requestTimeoutMs: number;
+  /** MAX_CONCURRENT_PER_SESSION: POSTs one session may have in progress, 1–1000; more get 429. Default 16. */
+  maxConcurrentPerSession: number;
   /** Who may call /mcp and /metrics. See AuthConfig. */
   auth: AuthConfig;
 }
@@ -144,6 +154,9 @@ const envSchema = z.object({
   ),
   LOG_QUERIES: boolean,
   DRAIN_TIMEOUT_MS: integer(100, 600_000),
+  MAX_BODY_BYTES: integer(1024, 64 * 1024 * 1024),
+  REQUEST_TIMEOUT_MS: integer(1000, 600_000),
+  MAX_CONCURRENT_PER_SESSION: integer(1, 1000),
 });
 
 // Validated apart from envSchema so that its problems are listed even when other variables are bad.
@@ -289,6 +302,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     logLevel: e.LOG_LEVEL ?? 'info',
     logQueries: e.LOG_QUERIES ?? false,
     drainTimeoutMs: e.DRAIN_TIMEOUT_MS ?? 10_000,
+    maxBodyBytes: e.MAX_BODY_BYTES ?? 1_048_576,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS ?? 30_000,
+    maxConcurrentPerSession: e.MAX_CONCURRENT_PER_SESSION ?? 16,
     auth: {
       ...auth,
       resource,

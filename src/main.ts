@@ -16,6 +16,7 @@ import { createAuthentication } from './http/authentication.js';
 import type { Authentication } from './http/authentication.js';
 import { requestScopedLogger } from './http/middleware/request-id.js';
 import { createOperations } from './http/operations.js';
+import { httpServerOptions } from './http/server-options.js';
 import { createLogger } from './logger.js';
 import { IndexHolder } from './mcp/index-holder.js';
 import { SearchIndex } from './search/search-index.js';
@@ -102,6 +103,9 @@ async function main(): Promise<void> {
     publicUrl: config.publicUrl,
     maxSessions: config.maxSessions,
     sessionIdleTtlMs: config.sessionIdleTtlSeconds * 1000,
+    maxBodyBytes: config.maxBodyBytes,
+    requestTimeoutMs: config.requestTimeoutMs,
+    maxConcurrentPerSession: config.maxConcurrentPerSession,
     serverInfo: { name: 'corpus-mcp', version: pkg.version },
     logQueries: config.logQueries,
     ...ops.appOptions,
@@ -109,7 +113,8 @@ async function main(): Promise<void> {
   });
   const { app } = corpusApp;
 
-  const server: ServerType = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+  const serverOptions = httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs });
+  const server: ServerType = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
     logger.info({ host: info.address, port: info.port, mcp_url: `${config.publicUrl}/mcp` }, 'listening');
     // Build after the first tick of listening, so /healthz answers while a large corpus is indexed.
     setImmediate(() => {
