@@ -2,6 +2,7 @@
 // error, and a client that exceeds one never degrades service for the others.
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
 import { httpServerOptions } from '../src/http/server-options.js';
 import { connectClient, eventually, startTestServer } from './support/test-server.js';
 import type { TestServer, TestServerOptions } from './support/test-server.js';
@@ -25,6 +26,40 @@ const toolCall = (id: number) =>
 const ping = (id: number | string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' });
 
 describe('limits', () => {
+  describe('configuration', () => {
+    it('has documented defaults for every limit', () => {
+      expect(loadConfig({})).toMatchObject({
+        maxBodyBytes: 1_048_576,
+        requestTimeoutMs: 30_000,
+        maxConcurrentPerSession: 16,
+        maxSessions: 1000,
+        sessionIdleTtlSeconds: 1800,
+      });
+    });
+
+    it('reads each limit from the environment and refuses values out of range, naming them all', () => {
+      expect(loadConfig({ MAX_BODY_BYTES: '2048', REQUEST_TIMEOUT_MS: '5000', MAX_CONCURRENT_PER_SESSION: '4' })).toMatchObject({
+        maxBodyBytes: 2048,
+        requestTimeoutMs: 5000,
+        maxConcurrentPerSession: 4,
+      });
+      const error = (() => {
+        try {
+          loadConfig({ MAX_BODY_BYTES: '10', REQUEST_TIMEOUT_MS: 'soon', MAX_CONCURRENT_PER_SESSION: '0' });
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems).toEqual([
+        'MAX_BODY_BYTES="10": must be at least 1024',
+        'REQUEST_TIMEOUT_MS="soon": must be a number',
+        'MAX_CONCURRENT_PER_SESSION="0": must be at least 1',
+      ]);
+    });
+  });
+
   describe('request body size', () => {
     it('refuses a body over the 1 MiB default with 413 and accepts one under it', async () => {
       const server = await start();
