@@ -61,6 +61,8 @@ export interface AppOptions {
   onSessionEvent?: (event: SessionEvent) => void;
   /** After every tools/call. Must not throw. */
   onToolCall?: (event: ToolCallEvent) => void;
+  /** A request named a live session of another principal (answered 404). Must not throw. */
+  onForeignSession?: () => void;
 }
 
 export interface CorpusApp {
@@ -90,6 +92,7 @@ export function createApp(options: AppOptions): CorpusApp {
     routes,
     onSessionEvent,
     onToolCall,
+    onForeignSession,
   } = options;
 
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new RangeError(`createApp: maxBodyBytes must be a whole number ≥ 1, got ${maxBodyBytes}`);
@@ -113,7 +116,7 @@ export function createApp(options: AppOptions): CorpusApp {
       onError: (c) => c.json(jsonRpcErrorBody(SERVER_ERROR, `Payload Too Large: the request body must not exceed ${maxBodyBytes} bytes`), 413),
     }),
   );
-  app.all('/mcp', mcpHandler({ sessions, createServer, logger, maxConcurrentPerSession }));
+  app.all('/mcp', mcpHandler({ sessions, createServer, logger, maxConcurrentPerSession, onForeignSession }));
 
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp` }, 404));
   app.onError((error, c) => {

@@ -10,7 +10,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { silentLogger } from '../../logger.js';
 import type { Logger } from '../../logger.js';
 import type { AppEnv } from '../app-env.js';
-import { INVALID_REQUEST, jsonRpcErrorBody, PARSE_ERROR, SERVER_ERROR, SESSION_NOT_FOUND } from '../json-rpc-error.js';
+import { jsonRpcErrorBody, PARSE_ERROR, SERVER_ERROR, SESSION_NOT_FOUND } from '../json-rpc-error.js';
 import type { Session, SessionRegistry } from '../sessions.js';
 
 export interface McpHandlerOptions {
@@ -23,6 +23,8 @@ export interface McpHandlerOptions {
    * counts until its response has been read to the end or abandoned. Default 16.
    */
   maxConcurrentPerSession?: number;
+  /** Called when a request names a live session that belongs to another principal (metrics). Must not throw. */
+  onForeignSession?: () => void;
 }
 
 /** Seconds a client is told to wait after a 429. */
@@ -72,7 +74,7 @@ function onceFinished(response: Response, done: () => void): Response {
 
 const isInitialize = (body: unknown) => (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body));
 
-export function mcpHandler({ sessions, createServer, logger = silentLogger, maxConcurrentPerSession = 16 }: McpHandlerOptions) {
+export function mcpHandler({ sessions, createServer, logger = silentLogger, maxConcurrentPerSession = 16, onForeignSession }: McpHandlerOptions) {
   if (!Number.isInteger(maxConcurrentPerSession) || maxConcurrentPerSession < 1) {
     throw new RangeError(`mcpHandler: maxConcurrentPerSession must be a whole number ≥ 1, got ${maxConcurrentPerSession}`);
   }
@@ -121,14 +123,26 @@ export function mcpHandler({ sessions, createServer, logger = silentLogger, maxC
       return c.json(jsonRpcErrorBody(SERVER_ERROR, 'Method not allowed'), 405, { Allow: 'GET, POST, DELETE' });
     }
     const session = sessions.get(sessionId);
-    if (!session) {
+    // A session belongs to the principal that created it. Another principal's request on it is
+    // answered exactly like an unknown session (404), as if sessions were keyed by
+    // `<principal>:<session id>` (MCP security best practices, session hijacking): the answer
+    // confirms nothing about which ids are live, and a client that gets 404 starts a session of its
+    // own, which is the right recovery. A 403 would confirm the id, and in MCP reads as
+    // insufficient_scope.
+    const foreign = session !== undefined && session.owner !== c.get('principal')?.id;
+    if (!session || foreign) {
+      if (foreign) {
+        logger.warn({ session_id: sessionId, principal: c.get('principal')?.id }, 'request on a session of another principal refused');
+        try {
+          onForeignSession?.();
+        } catch {
+          // metrics must never turn a refusal into a 500
+        }
+      }
       return c.json(
         jsonRpcErrorBody(SESSION_NOT_FOUND, 'Session not found: it ended, expired or never existed; send a new initialize request without Mcp-Session-Id'),
         404,
       );
-    }
-    if (session.owner !== c.get('principal')?.id) {
-      return c.json(jsonRpcErrorBody(INVALID_REQUEST, 'Forbidden: this session belongs to another principal'), 403);
     }
     if (c.req.method !== 'POST') return session.transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo') });
 
