@@ -110,6 +110,7 @@ async function main(): Promise<void> {
     logQueries: config.logQueries,
     ...ops.appOptions,
     ...(authentication.authenticate ? { authenticate: authentication.authenticate } : {}),
+    onForeignSession: () => ops.onAuthRefused('session_principal_mismatch'),
   });
   const { app } = corpusApp;
 
