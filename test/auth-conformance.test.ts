@@ -1,0 +1,352 @@
+// MCP authorization (2025-06-18 / 2025-11-25) as a resource server, checked clause by clause against
+// a real listening corpus-mcp and a local authorization server with its own keys and JWKS.
+import { discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { principalIdForToken } from '../src/auth/static-tokens.js';
+import { startAuthorizationServer } from './helpers/authorization-server.js';
+import type { TestAuthorizationServer } from './helpers/authorization-server.js';
+import { startProtectedServer } from './helpers/protected-server.js';
+import type { ProtectedServer } from './helpers/protected-server.js';
+import { initializeBody, PROTOCOL_VERSION } from './support/raw-mcp.js';
+
+const PUBLIC_URL = 'https://docs.example.com';
+const RESOURCE = `${PUBLIC_URL}/mcp`;
+const METADATA_URL = `${PUBLIC_URL}/.well-known/oauth-protected-resource/mcp`;
+const STATIC_TOKEN = 'ci-token-4f1d2c3b4a5968778695a4b3c2d1e0f1';
+const METRICS_TOKEN = 'metrics-9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d';
+const SCOPE = 'docs:read';
+
+/** The auth-params of a `Bearer` challenge, in order. */
+function challengeParams(header: string | null): Record<string, string> {
+  expect(header).toMatch(/^Bearer( |$)/);
+  return Object.fromEntries([...header!.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+}
+
+let as: TestAuthorizationServer;
+let server: ProtectedServer;
+const secretsSeen: string[] = [STATIC_TOKEN, METRICS_TOKEN];
+
+/** A token from the local authorization server, remembered so the log check can look for it. */
+async function mint(...args: Parameters<TestAuthorizationServer['mint']>): Promise<string> {
+  const token = await as.mint(...args);
+  secretsSeen.push(token);
+  return token;
+}
+
+function post(headers: Record<string, string>, options: { url?: string | URL; body?: unknown; method?: string } = {}) {
+  const { url = server.mcpUrl, body = initializeBody(), method = 'POST' } = options;
+  return fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
+  });
+}
+
+beforeAll(async () => {
+  // Keycloak-shaped: an issuer with a path, discovered through OpenID Connect metadata.
+  as = await startAuthorizationServer({ audience: RESOURCE, issuerPath: '/realms/corp', metadata: 'openid' });
+  server = await startProtectedServer(
+    { PUBLIC_URL, AUTH_TOKENS: STATIC_TOKEN, OAUTH_ISSUER: as.issuer, OAUTH_REQUIRED_SCOPES: SCOPE, METRICS_TOKEN },
+    { oauthTuning: { jwksCooldownMs: 0 } },
+  );
+});
+afterAll(async () => {
+  await server?.close();
+  await as?.close();
+});
+
+describe('protected resource metadata', () => {
+  it.each(['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource'])(
+    'RFC 9728 §3: is served at %s without credentials, naming the resource, issuer, scopes and header-only bearer use',
+    async (path) => {
+      const response = await fetch(`${server.url}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await response.json()).toEqual({
+        resource: RESOURCE,
+        authorization_servers: [as.issuer],
+        scopes_supported: [SCOPE],
+        bearer_methods_supported: ['header'],
+        resource_name: 'corpus-mcp',
+      });
+    },
+  );
+
+  it('RFC 9728 §3.3: its resource is the canonical URL the challenge metadata URL was built from, and the SDK finds it', async () => {
+    const params = extractWWWAuthenticateParams(await post({}));
+    expect(params.resourceMetadataUrl?.href).toBe(METADATA_URL);
+    // The SDK derives the same well-known path from the server URL and reads the document from it.
+    const metadata = await discoverOAuthProtectedResourceMetadata(server.mcpUrl);
+    expect(metadata.resource).toBe(RESOURCE);
+    expect(metadata.authorization_servers).toEqual([as.issuer]);
+  });
+});
+
+describe('requests without credentials', () => {
+  it('RFC 6750 §3.1: a request without credentials gets 401 with a bare Bearer challenge and creates no session', async () => {
+    const before = server.app.sessions.size;
+    const response = await post({});
+    expect(response.status).toBe(401);
+    const header = response.headers.get('www-authenticate');
+    expect(header).not.toContain('error=');
+    expect(challengeParams(header)).toEqual({ scope: SCOPE, resource_metadata: METADATA_URL });
+    expect(await response.json()).toMatchObject({ error: 'unauthorized' });
+    expect(server.app.sessions.size).toBe(before);
+  });
+
+  it('MCP 2025-11-25 §Protected Resource Metadata Discovery: the SDK client reads resource_metadata and scope from the challenge', async () => {
+    const params = extractWWWAuthenticateParams(await post({}));
+    expect(params).toMatchObject({ scope: SCOPE });
+    expect(params.error).toBeUndefined();
+  });
+
+  it.each(['GET', 'DELETE'])('RFC 6750 §3.1: %s on /mcp also needs credentials', async (method) => {
+    const response = await post({ 'mcp-session-id': 'anything' }, { method });
+    expect(response.status).toBe(401);
+    expect(challengeParams(response.headers.get('www-authenticate'))).not.toHaveProperty('error');
+  });
+
+  it('RFC 6750 §2.3 is not offered: a token in the query string (?access_token=) counts as no credentials', async () => {
+    const url = new URL(server.mcpUrl);
+    url.searchParams.set('access_token', STATIC_TOKEN);
+    const response = await post({}, { url });
+    expect(response.status).toBe(401);
+    expect(challengeParams(response.headers.get('www-authenticate'))).toEqual({ scope: SCOPE, resource_metadata: METADATA_URL });
+  });
+
+  it('RFC 6750 §3.1: another authentication scheme counts as no credentials', async () => {
+    const response = await post({ authorization: `Basic ${Buffer.from(`user:${STATIC_TOKEN}`).toString('base64')}` });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).not.toContain('error=');
+  });
+
+  it('RFC 6750 §3.1: a malformed Bearer header gets 400 invalid_request', async () => {
+    const response = await post({ authorization: `Bearer ${STATIC_TOKEN} extra` });
+    expect(response.status).toBe(400);
+    expect(challengeParams(response.headers.get('www-authenticate'))).toMatchObject({ error: 'invalid_request', resource_metadata: METADATA_URL });
+  });
+
+  it.each(['/healthz', '/readyz', '/.well-known/oauth-protected-resource/mcp'])('leaves %s open', async (path) => {
+    const response = await fetch(`${server.url}${path}`);
+    expect(response.status).toBe(200);
+  });
+});
+
+describe('invalid tokens', () => {
+  const cases: Array<[string, () => Promise<string>]> = [
+    ['an unknown static token', async () => STATIC_TOKEN.replace('ci-', 'cj-')],
+    ['RFC 8707: a token for another resource (wrong audience)', () => mint({ aud: 'https://other.example.com/mcp', scope: SCOPE })],
+    ['RFC 9068 §4: a token from another issuer', () => mint({ iss: 'https://evil.example.com/realms/corp', scope: SCOPE })],
+    ['RFC 7519 §4.1.4: an expired token', () => mint({ exp: Math.floor(Date.now() / 1000) - 600, scope: SCOPE })],
+    ['a token without exp', () => mint({ scope: SCOPE }, { omitExp: true })],
+    ['a token signed by a foreign key under an unknown kid', async () => mint({ scope: SCOPE }, { key: await as.foreignKey(), kid: 'foreign' })],
+    ['a token signed by a foreign key under the real kid', async () => mint({ scope: SCOPE }, { key: await as.foreignKey(), kid: 'key-1' })],
+    ['RFC 8725 §3.1: an unsigned token (alg none)', async () => as.mintUnsigned({ scope: SCOPE })],
+    ['RFC 8725 §3.1: an HS256 token keyed with the public key', () => as.mintWithPublicKeyAsHmacSecret({ scope: SCOPE })],
+    ['a string that is no JWT at all', async () => 'not-a-jwt-and-not-a-configured-static-token'],
+  ];
+
+  it.each(cases)('RFC 6750 §3.1: %s gets 401 invalid_token with a description and resource_metadata', async (_name, token) => {
+    const value = await token();
+    secretsSeen.push(value);
+    const response = await post({ authorization: `Bearer ${value}` });
+    expect(response.status).toBe(401);
+    const params = challengeParams(response.headers.get('www-authenticate'));
+    expect(params).toMatchObject({ error: 'invalid_token', resource_metadata: METADATA_URL, scope: SCOPE });
+    expect(params.error_description).toMatch(/\w/);
+    const body = (await response.json()) as { error: string; error_description: string };
+    expect(body.error).toBe('invalid_token');
+    expect(body.error_description).not.toContain(value);
+  });
+
+  it('RFC 8707: says which audience the token must carry', async () => {
+    const response = await post({ authorization: `Bearer ${await mint({ aud: 'https://other.example.com/mcp', scope: SCOPE })}` });
+    expect(challengeParams(response.headers.get('www-authenticate')).error_description).toContain(RESOURCE);
+  });
+});
+
+describe('scopes', () => {
+  it('RFC 6750 §3.1: a valid token lacking a required scope gets 403 insufficient_scope naming the scope', async () => {
+    const response = await post({ authorization: `Bearer ${await mint({ scope: 'profile' })}` });
+    expect(response.status).toBe(403);
+    const params = challengeParams(response.headers.get('www-authenticate'));
+    expect(params).toMatchObject({ error: 'insufficient_scope', scope: SCOPE, resource_metadata: METADATA_URL });
+    expect(await response.json()).toMatchObject({ error: 'insufficient_scope' });
+  });
+
+  it('accepts scopes given as an scp array', async () => {
+    const response = await post({ authorization: `Bearer ${await mint({ scp: ['profile', SCOPE] })}` });
+    expect(response.status).toBe(200);
+    await response.body?.cancel();
+  });
+});
+
+describe('accepted credentials', () => {
+  it('a static token opens a session and calls tools through the SDK client', async () => {
+    const client = await server.connect({ Authorization: `Bearer ${STATIC_TOKEN}` });
+    try {
+      const result = (await client.callTool({ name: 'search_documents', arguments: { query: 'sourdough starter' } })) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      expect(JSON.stringify(result.structuredContent)).toContain('guides/baking.md');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('an OAuth access token opens a session and calls tools through the SDK client', async () => {
+    const client = await server.connect({ Authorization: `Bearer ${await mint({ sub: 'alice', client_id: 'claude', scope: `openid ${SCOPE}` })}` });
+    try {
+      const result = (await client.callTool({ name: 'list_documents', arguments: {} })) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('RFC 6750 §3.1, MCP "token validation on every request": an expired token on a live session gets 401', async () => {
+    const response = await post({ authorization: `Bearer ${await mint({ sub: 'bob', scope: SCOPE })}` });
+    const sessionId = response.headers.get('mcp-session-id')!;
+    await response.body?.cancel();
+    const expired = await mint({ sub: 'bob', scope: SCOPE, exp: Math.floor(Date.now() / 1000) - 120 });
+    const ping = await post(
+      { authorization: `Bearer ${expired}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL_VERSION },
+      { body: { jsonrpc: '2.0', id: 2, method: 'ping' } },
+    );
+    expect(ping.status).toBe(401);
+    expect(challengeParams(ping.headers.get('www-authenticate')).error).toBe('invalid_token');
+  });
+
+  it('picks up a rotated signing key: a token with a new kid in the JWKS is accepted', async () => {
+    const fetches = as.jwksRequests;
+    const kid = await as.rotateKey();
+    const token = await mint({ sub: 'rotated', scope: SCOPE });
+    expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())).toMatchObject({ kid });
+    const client = await server.connect({ Authorization: `Bearer ${token}` });
+    await client.close();
+    expect(as.jwksRequests).toBeGreaterThan(fetches);
+  });
+});
+
+describe('sessions belong to the principal that created them', () => {
+  async function openSession(token: string): Promise<string> {
+    const response = await post({ authorization: `Bearer ${token}` });
+    expect(response.status).toBe(200);
+    await response.body?.cancel();
+    const sessionId = response.headers.get('mcp-session-id')!;
+    const initialized = await post(
+      { authorization: `Bearer ${token}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL_VERSION },
+      { body: { jsonrpc: '2.0', method: 'notifications/initialized' } },
+    );
+    expect(initialized.status).toBe(202);
+    return sessionId;
+  }
+  const onSession = (token: string, sessionId: string, method = 'POST') =>
+    post(
+      { authorization: `Bearer ${token}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL_VERSION },
+      { method, body: { jsonrpc: '2.0', id: 9, method: 'ping' } },
+    );
+
+  it.each(['POST', 'GET', 'DELETE'])(
+    'MCP security best practices (session hijacking): %s on a session with another principal\'s valid token gets 404, as for an unknown session',
+    async (method) => {
+      const owner = await mint({ sub: 'owner', scope: SCOPE });
+      const sessionId = await openSession(owner);
+      const intruder = await openSession(STATIC_TOKEN).then(() => STATIC_TOKEN);
+
+      const refused = await onSession(intruder, sessionId, method);
+      expect(refused.status).toBe(404);
+      const unknown = await onSession(intruder, '00000000-0000-4000-8000-000000000000', method);
+      // Indistinguishable from a session that does not exist: nothing confirms the id is live.
+      expect(await refused.json()).toEqual(await unknown.json());
+
+      // The owner's session is untouched, even by a foreign DELETE.
+      const still = await onSession(owner, sessionId);
+      expect(still.status).toBe(200);
+      await still.body?.cancel();
+    },
+  );
+
+  it('a refreshed token for the same subject keeps its sessions', async () => {
+    const sessionId = await openSession(await mint({ sub: 'carol', scope: SCOPE }));
+    const refreshed = await mint({ sub: 'carol', scope: SCOPE, iat: Math.floor(Date.now() / 1000) + 1 });
+    const response = await onSession(refreshed, sessionId);
+    expect(response.status).toBe(200);
+    await response.body?.cancel();
+  });
+});
+
+describe('/metrics with METRICS_TOKEN set', () => {
+  it('refuses a scrape without the metrics token, including with an MCP token, and serves it with', async () => {
+    const none = await fetch(`${server.url}/metrics`);
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
+    const mcpToken = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${STATIC_TOKEN}` } });
+    expect(mcpToken.status).toBe(401);
+    expect(challengeParams(mcpToken.headers.get('www-authenticate'))).toMatchObject({ realm: 'metrics', error: 'invalid_token' });
+    const ok = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect(ok.status).toBe(200);
+    const exposition = await ok.text();
+    expect(exposition).toMatch(/corpus_mcp_auth_failures_total\{reason="invalid_token"\} [1-9]/);
+    expect(exposition).toMatch(/corpus_mcp_auth_failures_total\{reason="session_principal_mismatch"\} 3\n/);
+    expect(exposition).toMatch(/corpus_mcp_auth_failures_total\{reason="metrics_token"\} 2\n/);
+  });
+});
+
+describe('logs', () => {
+  it('name the principal of each request and never contain a token', async () => {
+    const client = await server.connect({ Authorization: `Bearer ${STATIC_TOKEN}` });
+    await client.close();
+    const log = server.rawLog();
+    expect(log).toContain(`"principal":"${principalIdForToken(STATIC_TOKEN)}"`);
+    expect(log).toContain('"principal":"oauth:alice"');
+    for (const secret of secretsSeen) {
+      // A JWT's signature part is unique to it; a static token is compared whole.
+      expect(log).not.toContain(secret.includes('.') ? secret.split('.').slice(0, 2).join('.') : secret);
+    }
+  });
+});
+
+describe('a server with static tokens only', () => {
+  let plain: ProtectedServer;
+  beforeAll(async () => {
+    plain = await startProtectedServer({ PUBLIC_URL, AUTH_TOKENS: STATIC_TOKEN });
+  });
+  afterAll(async () => {
+    await plain?.close();
+  });
+
+  it('RFC 6750 §3: challenges without scope= when no scope is required, and its metadata names no authorization server', async () => {
+    const response = await fetch(plain.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(initializeBody()) });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${METADATA_URL}"`);
+    const metadata = await (await fetch(`${plain.url}/.well-known/oauth-protected-resource/mcp`)).json();
+    expect(metadata).toEqual({ resource: RESOURCE, bearer_methods_supported: ['header'], resource_name: 'corpus-mcp' });
+  });
+
+  it('refuses a JWT it has no issuer to check against', async () => {
+    const response = await fetch(plain.mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await mint({ scope: SCOPE })}` },
+      body: JSON.stringify(initializeBody()),
+    });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('a server without authentication (loopback)', () => {
+  let open: ProtectedServer;
+  beforeAll(async () => {
+    open = await startProtectedServer({ PUBLIC_URL: 'http://127.0.0.1:8080' });
+  });
+  afterAll(async () => {
+    await open?.close();
+  });
+
+  it('serves MCP without credentials and publishes no protected resource metadata', async () => {
+    const client = await open.connect();
+    await client.close();
+    expect((await fetch(`${open.url}/.well-known/oauth-protected-resource/mcp`)).status).toBe(404);
+    expect((await fetch(`${open.url}/metrics`)).status).toBe(200);
+  });
+});

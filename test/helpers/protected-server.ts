@@ -1,0 +1,105 @@
+// A real listening corpus-mcp with authentication, assembled from an environment exactly as main.ts
+// assembles it (loadConfig → createAuthentication → createOperations → createApp), over the sample
+// corpus, with every log line captured so tests can check that no token is ever written.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { loadConfig } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
+import { loadCorpus } from '../../src/corpus/load-corpus.js';
+import { createApp } from '../../src/http/app.js';
+import type { CorpusApp } from '../../src/http/app.js';
+import { createAuthentication } from '../../src/http/authentication.js';
+import type { AuthenticationOptions } from '../../src/http/authentication.js';
+import { requestScopedLogger } from '../../src/http/middleware/request-id.js';
+import { createOperations } from '../../src/http/operations.js';
+import { createLogger } from '../../src/logger.js';
+import { IndexHolder } from '../../src/mcp/index-holder.js';
+import { SearchIndex } from '../../src/search/search-index.js';
+import { SAMPLE_FILES } from '../support/sample-corpus.js';
+
+export interface ProtectedServer {
+  /** http://127.0.0.1:<port> — where the tests connect (PUBLIC_URL may differ, as behind a proxy). */
+  url: string;
+  mcpUrl: URL;
+  config: Config;
+  app: CorpusApp;
+  /** Everything written to the log so far, verbatim. */
+  rawLog(): string;
+  /** An SDK client over Streamable HTTP sending these headers on every request. */
+  connect(headers?: Record<string, string>): Promise<Client>;
+  close(): Promise<void>;
+}
+
+export async function startProtectedServer(
+  env: Record<string, string>,
+  options: { oauthTuning?: AuthenticationOptions['oauthTuning']; fileTokens?: string[] } = {},
+): Promise<ProtectedServer> {
+  const config = loadConfig(env);
+  const workDir = await mkdtemp(join(tmpdir(), 'corpus-mcp-auth-'));
+  for (const [path, content] of Object.entries(SAMPLE_FILES)) {
+    await mkdir(dirname(join(workDir, path)), { recursive: true });
+    await writeFile(join(workDir, path), content);
+  }
+  const corpus = await loadCorpus(workDir);
+  const holder = new IndexHolder();
+  const raw: string[] = [];
+  const logger = createLogger({ level: 'debug', destination: { write: (chunk: string) => void raw.push(chunk) } });
+
+  const authentication = createAuthentication({
+    auth: config.auth,
+    fileTokens: options.fileTokens ?? [],
+    logger: requestScopedLogger(logger),
+    onRefused: (reason) => ops.onAuthRefused(reason),
+    ...(options.oauthTuning ? { oauthTuning: options.oauthTuning } : {}),
+  });
+  const ops = createOperations({
+    logger,
+    publicUrl: config.publicUrl,
+    index: holder,
+    authRequired: authentication.required,
+    ...(authentication.metricsGuard ? { metricsGuard: authentication.metricsGuard } : {}),
+  });
+  if (authentication.routes) ops.appOptions.routes.route('/', authentication.routes);
+  const app = createApp({
+    index: holder,
+    publicUrl: config.publicUrl,
+    ...ops.appOptions,
+    ...(authentication.authenticate ? { authenticate: authentication.authenticate } : {}),
+    onForeignSession: () => ops.onAuthRefused('session_principal_mismatch'),
+  });
+  const server = await new Promise<Server>((resolve) => {
+    const s = serve({ fetch: app.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s as Server));
+  });
+  ops.attach(server, app);
+  holder.set({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url,
+    mcpUrl: new URL(`${url}/mcp`),
+    config,
+    app,
+    rawLog: () => raw.join(''),
+    async connect(headers = {}) {
+      const client = new Client({ name: 'auth-e2e', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+        requestInit: { headers },
+        reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 10, maxReconnectionDelay: 10, reconnectionDelayGrowFactor: 1 },
+      });
+      await client.connect(transport);
+      return client;
+    },
+    async close() {
+      await app.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await rm(workDir, { recursive: true, force: true });
+    },
+  };
+}
