@@ -1,0 +1,112 @@
+// The secure default, checked on the real entry point started as a process: without authentication
+// corpus-mcp serves only a loopback HOST; asked to bind anything else it refuses to start and says
+// how to configure auth, unless ALLOW_UNAUTHENTICATED=true.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { initializeBody } from './support/raw-mcp.js';
+
+const FILE_TOKEN = 'file-token-0f1e2d3c4b5a69788796a5b4c3d2e1f0';
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+  /** Resolves with the port once the server logs that it listens. */
+  port: Promise<number>;
+}
+
+const children: ChildProcess[] = [];
+function startMain(env: Record<string, string>): Run {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  let err = '';
+  let onPort: (port: number) => void = () => {};
+  const port = new Promise<number>((resolve) => (onPort = resolve));
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+    const match = /"port":(\d+)[^\n]*"msg":"listening"/.exec(out);
+    if (match) onPort(Number(match[1]));
+  });
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exit, port };
+}
+
+/** The port once listening, or the exit code if the process ended first. */
+const outcome = (run: Run) => Promise.race([run.port.then((port) => ({ port })), run.exit.then((code) => ({ exit: code }))]);
+
+describe('src/main.ts secure default', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'corpus-mcp-auth-boot-'));
+  });
+  afterEach(() => {
+    for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('refuses to start on HOST=0.0.0.0 without auth, exits non-zero and says how to configure auth', async () => {
+    const run = startMain({ HOST: '0.0.0.0' });
+    expect(await run.exit).toBe(2);
+    const message = run.stderr();
+    expect(message).toContain('HOST="0.0.0.0"');
+    expect(message).toContain('AUTH_TOKENS');
+    expect(message).toContain('OAUTH_ISSUER');
+    expect(message).toContain('ALLOW_UNAUTHENTICATED=true');
+    expect(run.stdout()).not.toContain('"listening"');
+  });
+
+  it('starts on HOST=0.0.0.0 with ALLOW_UNAUTHENTICATED=true and serves /mcp without credentials', async () => {
+    const run = startMain({ HOST: '0.0.0.0', ALLOW_UNAUTHENTICATED: 'true', PUBLIC_URL: 'http://127.0.0.1' });
+    const result = await outcome(run);
+    expect(result).toHaveProperty('port');
+    const { port } = result as { port: number };
+    const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(initializeBody()),
+    });
+    expect(response.status).toBe(200);
+    await response.body?.cancel();
+    expect(run.stdout()).toContain('authentication off');
+  });
+
+  it('starts on HOST=0.0.0.0 with AUTH_TOKENS_FILE and requires one of its tokens', async () => {
+    const file = join(dir, 'tokens');
+    await writeFile(file, `# CI\n${FILE_TOKEN}\n`);
+    const run = startMain({ HOST: '0.0.0.0', AUTH_TOKENS_FILE: file, PUBLIC_URL: 'http://127.0.0.1' });
+    const result = await outcome(run);
+    expect(result).toHaveProperty('port');
+    const url = `http://127.0.0.1:${(result as { port: number }).port}/mcp`;
+    const post = (headers: Record<string, string>) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify(initializeBody()),
+      });
+    const anonymous = await post({});
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"');
+    const authorised = await post({ authorization: `Bearer ${FILE_TOKEN}` });
+    expect(authorised.status).toBe(200);
+    await authorised.body?.cancel();
+    expect(run.stdout()).not.toContain(FILE_TOKEN);
+  });
+
+  it('exits non-zero naming AUTH_TOKENS_FILE when it cannot be read', async () => {
+    const run = startMain({ AUTH_TOKENS_FILE: join(dir, 'missing') });
+    expect(await run.exit).toBe(2);
+    expect(run.stderr()).toMatch(/AUTH_TOKENS_FILE .*missing cannot be read \(ENOENT\)/);
+  });
+});
