@@ -11,7 +11,7 @@ export interface ChunkTerms {
  * Posting lists in compressed-sparse-row form: the postings of term t are the entries
  * `postingStart[t] .. postingStart[t + 1]` of `postingChunk` (ascending chunk numbers) and
  * `postingWeight` (the saturated BM25F weight w(t, c) of bm25.ts, stored as float32).
- * A forward copy (`forwardStart`, `forwardTerm`, `forwardTf`) lists each chunk's body terms and
+ * An optional forward copy (`forwardStart`, `forwardTerm`, `forwardTf`) lists each chunk's terms and
  * counts, which pseudo-relevance feedback reads. Built once; nothing here changes afterwards.
  */
 export class InvertedIndex {
@@ -66,7 +66,8 @@ export class InvertedIndex {
     return (this.postingStart[id + 1] ?? 0) - (this.postingStart[id] ?? 0);
   }
 
-  static build(chunks: readonly ChunkTerms[], params: Bm25Params): InvertedIndex {
+  /** Indexes `chunks`; the forward lists are kept only when `keepForward` (feedback needs them). */
+  static build(chunks: readonly ChunkTerms[], params: Bm25Params, keepForward = true): InvertedIndex {
     const termIds = new Map<string, number>();
     const idOf = (term: string): number => {
       let id = termIds.get(term);
@@ -140,13 +141,15 @@ export class InvertedIndex {
     const postingChunk = new Uint32Array(postings);
     const postingWeight = new Float32Array(postings);
     const maxWeight = new Float32Array(termCount);
-    const forwardTerm = new Uint32Array(entries);
-    const forwardTf = new Uint16Array(entries);
+    const forwardTerm = new Uint32Array(keepForward ? entries : 0);
+    const forwardTf = new Uint16Array(keepForward ? entries : 0);
     for (let c = 0; c < chunkCount; c += 1) {
       for (let e = forwardStart[c] as number; e < (forwardStart[c + 1] as number); e += 1) {
         const term = fwdTerm[e] as number;
-        forwardTerm[e] = term;
-        forwardTf[e] = Math.min(fwdBody[e] as number, 0xffff);
+        if (keepForward) {
+          forwardTerm[e] = term;
+          forwardTf[e] = Math.min(fwdBody[e] as number, 0xffff);
+        }
         if (weightOf[e] === 0) continue;
         const at = fill[term] as number;
         fill[term] = at + 1;
@@ -158,6 +161,17 @@ export class InvertedIndex {
     const idfs = new Float64Array(termCount);
     for (let t = 0; t < termCount; t += 1) idfs[t] = idf(chunkCount, (postingStart[t + 1] as number) - (postingStart[t] as number));
 
-    return new InvertedIndex({ termIds, idf: idfs, postingStart, postingChunk, postingWeight, maxWeight, forwardStart, forwardTerm, forwardTf, bodyLength });
+    return new InvertedIndex({
+      termIds,
+      idf: idfs,
+      postingStart,
+      postingChunk,
+      postingWeight,
+      maxWeight,
+      forwardStart: keepForward ? forwardStart : new Uint32Array(0),
+      forwardTerm,
+      forwardTf,
+      bodyLength,
+    });
   }
 }

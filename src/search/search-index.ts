@@ -116,7 +116,7 @@ export class SearchIndex {
     this.#chunkStart = chunks.start;
     this.#chunkEnd = chunks.end;
     this.#chunkHeading = Object.freeze(chunks.heading);
-    this.#index = InvertedIndex.build(chunks.terms, options);
+    this.#index = InvertedIndex.build(chunks.terms, options, options.feedbackWeight > 0);
     this.#scorer = new QueryScorer(this.#index, options);
     this.stats = Object.freeze({
       documents: records.length,
