@@ -73,6 +73,18 @@ for (const devOnly of ['typescript', 'vitest', 'tsx', 'eslint']) {
 cpSync(join(root, 'dist'), join(app, 'dist'), { recursive: true });
 cpSync(join(root, 'corpus'), join(app, 'corpus'), { recursive: true });
 
+// The image binds 0.0.0.0, so without auth (and without ALLOW_UNAUTHENTICATED) it must refuse to start.
+{
+  const refused = spawnSync(cmd[0]!, cmd.slice(1), {
+    cwd: app,
+    env: { PATH: process.env.PATH, ...imageEnv, PORT: String(await freePort()), CORPUS_DIR: join(app, 'corpus') },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  if (refused.status === 0 || refused.status === null) fail(`without auth on HOST=${imageEnv.HOST} the server did not refuse to start (status ${refused.status})`);
+  step(`no auth on HOST=${imageEnv.HOST}: refused to start (exit ${refused.status}): ${refused.stderr.trim().replace(/\s+/g, ' ').slice(0, 160)}`);
+}
+
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 const token = randomBytes(32).toString('hex');
