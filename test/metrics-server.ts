@@ -9,12 +9,12 @@ import { dirname, join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createVerifier } from '../src/auth/verifier.js';
 import { loadCorpus } from '../src/corpus/load-corpus.js';
 import { createApp } from '../src/http/app.js';
 import type { CorpusApp } from '../src/http/app.js';
-import { bearerAuth } from '../src/http/middleware/auth.js';
+import { createAuthentication } from '../src/http/authentication.js';
 import { createOperations } from '../src/http/operations.js';
+import { requestScopedLogger } from '../src/http/middleware/request-id.js';
 import type { Operations } from '../src/http/operations.js';
 import { createLogger } from '../src/logger.js';
 import { IndexHolder } from '../src/mcp/index-holder.js';
@@ -26,6 +26,8 @@ import { SAMPLE_FILES } from './support/sample-corpus.js';
 export interface OpsServerOptions {
   /** Static bearer tokens; omit to serve without auth. */
   tokens?: string[];
+  /** METRICS_TOKEN; omit to leave /metrics open. */
+  metricsToken?: string;
   logQueries?: boolean;
   maxSessions?: number;
   sessionIdleTtlMs?: number;
@@ -48,7 +50,7 @@ export interface OpsServer {
 }
 
 export async function startOpsServer(options: OpsServerOptions = {}): Promise<OpsServer> {
-  const { tokens, logQueries = false, maxSessions, sessionIdleTtlMs } = options;
+  const { tokens, metricsToken, logQueries = false, maxSessions, sessionIdleTtlMs } = options;
   const workDir = await mkdtemp(join(tmpdir(), 'corpus-mcp-ops-'));
   for (const [path, content] of Object.entries(SAMPLE_FILES)) {
     await mkdir(dirname(join(workDir, path)), { recursive: true });
@@ -66,10 +68,28 @@ export async function startOpsServer(options: OpsServerOptions = {}): Promise<Op
     const s = serve({ fetch: (request) => ref.app!.app.fetch(request), hostname: '127.0.0.1', port: 0 }, () => resolve(s as Server));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const ops = createOperations({ logger, publicUrl: url, index: holder, authRequired: tokens !== undefined });
-  const authenticate = tokens
-    ? bearerAuth({ verifier: createVerifier({ staticTokens: tokens }), resource: `${url}/mcp`, logger: ops.appOptions.logger, onRefused: ops.onAuthRefused })
-    : undefined;
+  // Wired as main.ts wires it: authentication's refusals feed the operations' metrics.
+  const authentication = createAuthentication({
+    auth: {
+      enabled: tokens !== undefined,
+      staticTokens: tokens ?? [],
+      tokensFile: undefined,
+      oauth: undefined,
+      resource: `${url}/mcp`,
+      allowUnauthenticated: false,
+      metricsToken,
+    },
+    logger: requestScopedLogger(logger),
+    onRefused: (reason) => ops.onAuthRefused(reason),
+  });
+  const ops = createOperations({
+    logger,
+    publicUrl: url,
+    index: holder,
+    authRequired: authentication.required,
+    ...(authentication.metricsGuard ? { metricsGuard: authentication.metricsGuard } : {}),
+  });
+  if (authentication.routes) ops.appOptions.routes.route('/', authentication.routes);
   const created = createApp({
     index: holder,
     publicUrl: url,
@@ -77,7 +97,8 @@ export async function startOpsServer(options: OpsServerOptions = {}): Promise<Op
     ...(maxSessions === undefined ? {} : { maxSessions }),
     ...(sessionIdleTtlMs === undefined ? {} : { sessionIdleTtlMs }),
     ...ops.appOptions,
-    ...(authenticate ? { authenticate } : {}),
+    ...(authentication.authenticate ? { authenticate: authentication.authenticate } : {}),
+    onForeignSession: () => ops.onAuthRefused('session_principal_mismatch'),
   });
   ref.app = created;
   ops.attach(server, created);

@@ -139,6 +139,44 @@ describe('metrics of auth refusals and idle expiry', () => {
     }
   });
 
+  it('guards /metrics with METRICS_TOKEN when set, and counts scrapes refused for lacking it', async () => {
+    const metricsToken = 'e2e-metrics-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+    const server = await startOpsServer({ tokens: [TOKEN], metricsToken });
+    try {
+      expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
+      // an MCP token is not a metrics token
+      expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(401);
+      const samples = await server.scrape({ authorization: `Bearer ${metricsToken}` });
+      expect(value(samples, 'corpus_mcp_auth_failures_total', { reason: 'metrics_token' })).toBe(2);
+      expect(value(samples, 'corpus_mcp_http_requests_total', { route: '/metrics', method: 'GET', status: '401' })).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('counts a request on another principal\'s session as session_principal_mismatch', async () => {
+    const other = 'e2e-other-token-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
+    const server = await startOpsServer({ tokens: [TOKEN, other] });
+    try {
+      const { client, transport } = await server.connect({ authorization: `Bearer ${TOKEN}` });
+      const hijack = await fetch(server.mcpUrl, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${other}`,
+          'mcp-session-id': transport.sessionId!,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }),
+      });
+      expect(hijack.status).toBe(404);
+      await client.close();
+      expect(value(await server.scrape(), 'corpus_mcp_auth_failures_total', { reason: 'session_principal_mismatch' })).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('counts a session closed for idleness as expired', async () => {
     const server = await startOpsServer({ sessionIdleTtlMs: 300 });
     try {
