@@ -91,7 +91,10 @@ export class SessionRegistry {
   async closeAll(): Promise<void> {
     this.#closing = true;
     const sessions = [...this.#cache.values()];
-    this.#cache.clear();
+    // One delete at a time, not clear(): clear() queues every disposeAfter, and each closing session's
+    // own delete (from its transport's close callback) drains the rest of that queue from inside the
+    // previous callback, nesting one level per session until the stack overflows (~2,000 sessions).
+    for (const session of sessions) this.#cache.delete(session.id);
     await Promise.allSettled(sessions.map((s) => s.server.close()));
   }
 
