@@ -4,6 +4,8 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { httpServerOptions } from '../src/http/server-options.js';
+import { SessionRegistry } from '../src/http/sessions.js';
+import type { Session } from '../src/http/sessions.js';
 import { connectClient, eventually, startTestServer } from './support/test-server.js';
 import type { TestServer, TestServerOptions } from './support/test-server.js';
 import { openSession, openSseStream } from './support/raw-mcp.js';
@@ -137,6 +139,27 @@ describe('limits', () => {
       expect(server.app.sessions.size).toBe(3);
       expect((await post(server.mcpUrl, ping(2), onSession(b))).status).toBe(404);
       for (const id of [a, c, d]) expect((await post(server.mcpUrl, ping(3), onSession(id))).status).toBe(200);
+    });
+  });
+
+  describe('shutdown with many sessions', () => {
+    it('ends every one of 20,000 sessions exactly once, though each ending re-enters the registry', async () => {
+      const ended = new Map<string, number>();
+      const registry = new SessionRegistry({
+        maxSessions: 100_000,
+        idleTtlMs: 3_600_000,
+        onEvent: (event) => event.type === 'shutdown' && ended.set(event.session.id, (ended.get(event.session.id) ?? 0) + 1),
+      });
+      for (let i = 0; i < 20_000; i += 1) {
+        const id = `session-${i}`;
+        // As a real session does: closing its server closes its transport, whose callback removes it.
+        const server = { close: async () => registry.delete(id) };
+        registry.add({ id, server, transport: {}, owner: undefined, createdAt: 0 } as unknown as Session);
+      }
+      await registry.closeAll();
+      expect(registry.size).toBe(0);
+      expect(ended.size).toBe(20_000);
+      expect([...ended.values()].every((count) => count === 1)).toBe(true);
     });
   });
 
