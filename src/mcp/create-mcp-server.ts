@@ -21,14 +21,21 @@ import type { IndexHolder, ServedCorpus } from './index-holder.js';
 import { listResources, readResource } from './resources.js';
 import type { DefinedTool } from './tools/define-tool.js';
 import { getChunk } from './tools/get-chunk.js';
-import { getDocument } from './tools/get-document.js';
-import { listDocuments } from './tools/list-documents.js';
-import { searchDocuments } from './tools/search-documents.js';
+import { createGetDocument } from './tools/get-document.js';
+import { createListDocuments } from './tools/list-documents.js';
+import { createSearchDocuments } from './tools/search-documents.js';
 import { ToolError } from './tools/tool-error.js';
 import type { ToolErrorCode } from './tools/tool-error.js';
+import { DEFAULT_TOOL_LIMITS, resolveToolLimits } from './tools/tool-limits.js';
+import type { ToolLimits } from './tools/tool-limits.js';
 
-/** The tools every session offers, in the order tools/list shows them. */
-export const TOOLS: readonly DefinedTool[] = [searchDocuments, getChunk, getDocument, listDocuments];
+/** The tools every session offers under `limits`, in the order tools/list shows them. */
+export function createTools(limits: ToolLimits): readonly DefinedTool[] {
+  return [createSearchDocuments(limits), getChunk, createGetDocument(limits), createListDocuments(limits)];
+}
+
+/** The tools with the default limits. */
+export const TOOLS: readonly DefinedTool[] = createTools(DEFAULT_TOOL_LIMITS);
 
 export type ToolCallOutcome = 'ok' | 'tool_error' | 'protocol_error';
 
@@ -60,6 +67,8 @@ export interface McpServerOptions {
    * answered with an error instead of hanging. Default 30000.
    */
   requestTimeoutMs?: number;
+  /** Bounds on what one tool call may ask for (query length, top_k, max_chars, page size). Default DEFAULT_TOOL_LIMITS. */
+  toolLimits?: Partial<ToolLimits>;
 }
 
 /** The index was not built within the request timeout. */
@@ -97,13 +106,16 @@ export function createMcpServerFactory(options: McpServerOptions): () => Server 
     logQueries = false,
     onToolCall,
     requestTimeoutMs = 30_000,
+    toolLimits,
   } = options;
   if (!Number.isFinite(requestTimeoutMs) || requestTimeoutMs < 1) {
     throw new RangeError(`createMcpServerFactory: requestTimeoutMs must be ≥ 1, got ${requestTimeoutMs}`);
   }
-  const toolsByName = new Map(TOOLS.map((tool) => [tool.name, tool]));
-  const toolNames = TOOLS.map((t) => t.name).join(', ');
-  const listToolsResult: ListToolsResult = Object.freeze({ tools: TOOLS.map((t) => t.listing) });
+  const limits = resolveToolLimits(toolLimits);
+  const tools = toolLimits === undefined ? TOOLS : createTools(limits);
+  const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
+  const toolNames = tools.map((t) => t.name).join(', ');
+  const listToolsResult: ListToolsResult = Object.freeze({ tools: tools.map((t) => t.listing) });
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
   const info = Object.freeze({ ...serverInfo });
 
@@ -191,7 +203,7 @@ export function createMcpServerFactory(options: McpServerOptions): () => Server 
   };
 
   const listTools = () => listToolsResult;
-  const listResourcesHandler = async (request: { params?: { cursor?: string } }) => listResources(await corpusForResources(), request.params?.cursor);
+  const listResourcesHandler = async (request: { params?: { cursor?: string } }) => listResources(await corpusForResources(), request.params?.cursor, limits.maxPageSize);
   const readResourceHandler = async (request: { params: { uri: string } }) => readResource(await corpusForResources(), request.params.uri);
 
   return function createMcpServer(): Server {

@@ -42,7 +42,7 @@ export function mimeTypeOf(source: string): string {
   return MIME_TYPES[extension] ?? 'text/plain';
 }
 
-export function listResources({ index }: ServedCorpus, cursor: string | undefined): ListResourcesResult {
+export function listResources({ index }: ServedCorpus, cursor: string | undefined, pageSize = RESOURCES_PAGE_SIZE): ListResourcesResult {
   const all = index.listDocuments();
   let start = 0;
   if (cursor !== undefined) {
@@ -52,7 +52,7 @@ export function listResources({ index }: ServedCorpus, cursor: string | undefine
     }
     start = position;
   }
-  const page = all.slice(start, start + RESOURCES_PAGE_SIZE);
+  const page = all.slice(start, start + pageSize);
   const next = start + page.length;
   return {
     resources: page.map((d) => ({

@@ -1,31 +1,37 @@
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
+import type { DefinedTool } from './define-tool.js';
 import { decodeCursor, encodeCursor } from './page-cursor.js';
+import { DEFAULT_TOOL_LIMITS } from './tool-limits.js';
+import type { ToolLimits } from './tool-limits.js';
 import { ToolError } from './tool-error.js';
 
 export const LIST_LIMIT_DEFAULT = 50;
-export const LIST_LIMIT_MAX = 100;
+export const LIST_LIMIT_MAX = DEFAULT_TOOL_LIMITS.maxPageSize;
 /** Skipped files are reported on the first page only, and at most this many, to bound the response. */
 export const SKIPPED_SHOWN_MAX = 50;
 
-const input = z.strictObject({
-  path_prefix: z
-    .string({ error: 'must be a string such as "guides/"' })
-    .max(1000, { error: 'must be at most 1000 characters' })
-    .optional()
-    .describe('Only list documents whose source starts with this, e.g. "guides/". Omit to list everything.'),
-  cursor: z
-    .string({ error: 'must be the next_cursor string from a previous list_documents call' })
-    .optional()
-    .describe('next_cursor from the previous page; omit for the first page.'),
-  limit: z
-    .number({ error: `must be a whole number from 1 to ${LIST_LIMIT_MAX}` })
-    .int({ error: `must be a whole number from 1 to ${LIST_LIMIT_MAX}` })
-    .min(1, { error: 'must be at least 1' })
-    .max(LIST_LIMIT_MAX, { error: `must be at most ${LIST_LIMIT_MAX}` })
-    .default(LIST_LIMIT_DEFAULT)
-    .describe(`Documents per page, 1–${LIST_LIMIT_MAX}. Default ${LIST_LIMIT_DEFAULT}.`),
-});
+const inputSchema = ({ maxPageSize }: ToolLimits) => {
+  const defaultLimit = Math.min(LIST_LIMIT_DEFAULT, maxPageSize);
+  return z.strictObject({
+    path_prefix: z
+      .string({ error: 'must be a string such as "guides/"' })
+      .max(1000, { error: 'must be at most 1000 characters' })
+      .optional()
+      .describe('Only list documents whose source starts with this, e.g. "guides/". Omit to list everything.'),
+    cursor: z
+      .string({ error: 'must be the next_cursor string from a previous list_documents call' })
+      .optional()
+      .describe('next_cursor from the previous page; omit for the first page.'),
+    limit: z
+      .number({ error: `must be a whole number from 1 to ${maxPageSize}` })
+      .int({ error: `must be a whole number from 1 to ${maxPageSize}` })
+      .min(1, { error: 'must be at least 1' })
+      .max(maxPageSize, { error: `must be at most ${maxPageSize}` })
+      .default(defaultLimit)
+      .describe(`Documents per page, 1–${maxPageSize}. Default ${defaultLimit}.`),
+  });
+};
 
 const output = z.object({
   documents: z.array(
@@ -45,38 +51,42 @@ const output = z.object({
 
 export type ListDocumentsOutput = z.output<typeof output>;
 
-export const listDocuments = defineTool({
-  name: 'list_documents',
-  title: 'List documents',
-  description:
-    'Lists the documents in the corpus, sorted by source path: source, title, size in bytes and number of ' +
-    'passages, plus files that were skipped and why. Paginated: pass next_cursor as cursor for the next page. ' +
-    'Use it to see what the corpus covers, to find a document\'s exact source for get_document, or when ' +
-    'search_documents finds nothing. Narrow it with path_prefix, e.g. "guides/".',
-  input,
-  output,
-  run({ path_prefix, cursor, limit }, { index, skipped }): ListDocumentsOutput {
-    const all = index.listDocuments();
-    const matching = path_prefix ? all.filter((d) => d.source.startsWith(path_prefix)) : all;
-    let start = 0;
-    if (cursor !== undefined) {
-      const position = decodeCursor(cursor);
-      if (position === undefined || position > matching.length) {
-        throw new ToolError(
-          'invalid_cursor',
-          `cursor "${cursor.length > 80 ? `${cursor.slice(0, 77)}...` : cursor}" was not issued by this server for this listing; ` +
-            'pass next_cursor from the previous list_documents call with the same path_prefix, or omit cursor to start again.',
-        );
+/** list_documents with the given limits (built once per process). */
+export const createListDocuments = (limits: ToolLimits): DefinedTool =>
+  defineTool({
+    name: 'list_documents',
+    title: 'List documents',
+    description:
+      'Lists the documents in the corpus, sorted by source path: source, title, size in bytes and number of ' +
+      'passages, plus files that were skipped and why. Paginated: pass next_cursor as cursor for the next page. ' +
+      'Use it to see what the corpus covers, to find a document\'s exact source for get_document, or when ' +
+      'search_documents finds nothing. Narrow it with path_prefix, e.g. "guides/".',
+    input: inputSchema(limits),
+    output,
+    run({ path_prefix, cursor, limit }, { index, skipped }): ListDocumentsOutput {
+      const all = index.listDocuments();
+      const matching = path_prefix ? all.filter((d) => d.source.startsWith(path_prefix)) : all;
+      let start = 0;
+      if (cursor !== undefined) {
+        const position = decodeCursor(cursor);
+        if (position === undefined || position > matching.length) {
+          throw new ToolError(
+            'invalid_cursor',
+            `cursor "${cursor.length > 80 ? `${cursor.slice(0, 77)}...` : cursor}" was not issued by this server for this listing; ` +
+              'pass next_cursor from the previous list_documents call with the same path_prefix, or omit cursor to start again.',
+          );
+        }
+        start = position;
       }
-      start = position;
-    }
-    const page = matching.slice(start, start + limit);
-    const next = start + page.length;
-    return {
-      documents: page.map((d) => ({ source: d.source, title: d.title, bytes: d.bytes, chunks: d.chunks })),
-      skipped: start === 0 ? skipped.slice(0, SKIPPED_SHOWN_MAX).map((s) => ({ path: s.path, reason: s.reason })) : [],
-      total: matching.length,
-      next_cursor: next < matching.length ? encodeCursor(next) : null,
-    };
-  },
-});
+      const page = matching.slice(start, start + limit);
+      const next = start + page.length;
+      return {
+        documents: page.map((d) => ({ source: d.source, title: d.title, bytes: d.bytes, chunks: d.chunks })),
+        skipped: start === 0 ? skipped.slice(0, SKIPPED_SHOWN_MAX).map((s) => ({ path: s.path, reason: s.reason })) : [],
+        total: matching.length,
+        next_cursor: next < matching.length ? encodeCursor(next) : null,
+      };
+    },
+  });
+
+export const listDocuments = createListDocuments(DEFAULT_TOOL_LIMITS);
