@@ -109,6 +109,7 @@ async function serveChild(argv: readonly string[]): Promise<void> {
     maxBodyBytes: config.maxBodyBytes,
     requestTimeoutMs: config.requestTimeoutMs,
     maxConcurrentPerSession: config.maxConcurrentPerSession,
+    toolLimits: config.toolLimits,
     serverInfo: { name: 'corpus-mcp', version: 'load' },
     ...ops.appOptions,
   });

@@ -45,6 +45,12 @@ export interface Config {
   requestTimeoutMs: number;
   /** MAX_CONCURRENT_PER_SESSION: POSTs one session may have in progress, 1–1000; more get 429. Default 16. */
   maxConcurrentPerSession: number;
+  /**
+   * What one tool call may ask for: MAX_QUERY_CHARS (1–100000, default 1000), MAX_TOP_K (1–1000,
+   * default 50), MAX_DOCUMENT_CHARS (get_document max_chars, 100–1000000, default 100000),
+   * MAX_PAGE_SIZE (list_documents limit and resources/list page, 1–10000, default 100).
+   */
+  toolLimits: { maxQueryChars: number; maxTopK: number; maxDocumentChars: number; maxPageSize: number };
   /** Who may call /mcp and /metrics. See AuthConfig. */
   auth: AuthConfig;
 }
@@ -157,6 +163,10 @@ const envSchema = z.object({
   MAX_BODY_BYTES: integer(1024, 64 * 1024 * 1024),
   REQUEST_TIMEOUT_MS: integer(1000, 600_000),
   MAX_CONCURRENT_PER_SESSION: integer(1, 1000),
+  MAX_QUERY_CHARS: integer(1, 100_000),
+  MAX_TOP_K: integer(1, 1000),
+  MAX_DOCUMENT_CHARS: integer(100, 1_000_000),
+  MAX_PAGE_SIZE: integer(1, 10_000),
 });
 
 // Validated apart from envSchema so that its problems are listed even when other variables are bad.
@@ -305,6 +315,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     maxBodyBytes: e.MAX_BODY_BYTES ?? 1_048_576,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS ?? 30_000,
     maxConcurrentPerSession: e.MAX_CONCURRENT_PER_SESSION ?? 16,
+    toolLimits: {
+      maxQueryChars: e.MAX_QUERY_CHARS ?? 1000,
+      maxTopK: e.MAX_TOP_K ?? 50,
+      maxDocumentChars: e.MAX_DOCUMENT_CHARS ?? 100_000,
+      maxPageSize: e.MAX_PAGE_SIZE ?? 100,
+    },
     auth: {
       ...auth,
       resource,

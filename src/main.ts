@@ -106,6 +106,7 @@ async function main(): Promise<void> {
     maxBodyBytes: config.maxBodyBytes,
     requestTimeoutMs: config.requestTimeoutMs,
     maxConcurrentPerSession: config.maxConcurrentPerSession,
+    toolLimits: config.toolLimits,
     serverInfo: { name: 'corpus-mcp', version: pkg.version },
     logQueries: config.logQueries,
     ...ops.appOptions,

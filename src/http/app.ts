@@ -12,6 +12,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { IndexHolder } from '../mcp/index-holder.js';
 import { createMcpServerFactory } from '../mcp/create-mcp-server.js';
 import type { ToolCallEvent } from '../mcp/create-mcp-server.js';
+import type { ToolLimits } from '../mcp/tools/tool-limits.js';
 import { silentLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
 import type { AppEnv } from './app-env.js';
@@ -37,6 +38,8 @@ export interface AppOptions {
   maxConcurrentPerSession?: number;
   /** Longest a tool call waits for the index before it is answered with an error, in milliseconds. Default 30000. */
   requestTimeoutMs?: number;
+  /** Bounds on what one tool call may ask for (query length, top_k, max_chars, page size). Default DEFAULT_TOOL_LIMITS. */
+  toolLimits?: Partial<ToolLimits>;
   /** Host names allowed besides loopback and the PUBLIC_URL host. Default none. */
   extraAllowedHosts?: readonly string[];
   /** Reported in the MCP initialize result. Default { name: 'corpus-mcp', version: '0.0.0' }. */
@@ -81,6 +84,7 @@ export function createApp(options: AppOptions): CorpusApp {
     maxBodyBytes = 1_048_576,
     maxConcurrentPerSession,
     requestTimeoutMs,
+    toolLimits,
     extraAllowedHosts = [],
     serverInfo,
     logger = silentLogger,
@@ -97,7 +101,7 @@ export function createApp(options: AppOptions): CorpusApp {
 
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new RangeError(`createApp: maxBodyBytes must be a whole number ≥ 1, got ${maxBodyBytes}`);
   const sessions = new SessionRegistry({ maxSessions, idleTtlMs: sessionIdleTtlMs, logger, onEvent: onSessionEvent });
-  const createServer = createMcpServerFactory({ index, serverInfo, logger, logQueries, onToolCall, requestTimeoutMs });
+  const createServer = createMcpServerFactory({ index, serverInfo, logger, logQueries, onToolCall, requestTimeoutMs, toolLimits });
 
   const app = new Hono<AppEnv>();
   for (const m of middleware) app.use(m);
