@@ -60,6 +60,47 @@ describe('limits', () => {
         'MAX_CONCURRENT_PER_SESSION="0": must be at least 1',
       ]);
     });
+
+    it('reads the tool limits, defaulting to 1000 query characters, top_k 50, 100000 document characters and pages of 100', () => {
+      expect(loadConfig({}).toolLimits).toEqual({ maxQueryChars: 1000, maxTopK: 50, maxDocumentChars: 100_000, maxPageSize: 100 });
+      expect(loadConfig({ MAX_QUERY_CHARS: '200', MAX_TOP_K: '10', MAX_DOCUMENT_CHARS: '5000', MAX_PAGE_SIZE: '20' }).toolLimits).toEqual({
+        maxQueryChars: 200,
+        maxTopK: 10,
+        maxDocumentChars: 5000,
+        maxPageSize: 20,
+      });
+      expect(() => loadConfig({ MAX_TOP_K: '0', MAX_DOCUMENT_CHARS: '2000000' })).toThrow(/MAX_TOP_K="0": must be at least 1[\s\S]*MAX_DOCUMENT_CHARS="2000000": must be at most 1000000/);
+    });
+  });
+
+  describe('tool limits', () => {
+    it('enforces configured limits with messages naming them, in the schemas, the errors and the defaults', async () => {
+      const files = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`doc-${i}.md`, `# Doc ${i}\n\n${'sessions expire quietly. '.repeat(20)}\n`]));
+      const server = await start({ files, toolLimits: { maxQueryChars: 20, maxTopK: 3, maxDocumentChars: 100, maxPageSize: 2 } });
+      const { client } = await connectClient(server.mcpUrl);
+      const { tools } = await client.listTools();
+      const search = tools.find((t) => t.name === 'search_documents')!;
+      expect(search.inputSchema.properties?.top_k).toMatchObject({ maximum: 3, default: 3 });
+      const text = async (name: string, args: Record<string, unknown>) => {
+        const result = await client.callTool({ name, arguments: args });
+        return { isError: result.isError === true, text: (result.content as Array<{ text: string }>)[0]!.text, structured: result.structuredContent as Record<string, unknown> };
+      };
+      expect(await text('search_documents', { query: 'a'.repeat(21) })).toMatchObject({ isError: true, text: expect.stringMatching(/at most 20 characters/) });
+      expect(await text('search_documents', { query: 'sessions', top_k: 4 })).toMatchObject({ isError: true, text: expect.stringMatching(/top_k=4: must be at most 3/) });
+      expect(((await text('search_documents', { query: 'sessions' })).structured.results as unknown[]).length).toBe(3);
+      expect(await text('get_document', { source: 'doc-0.md', max_chars: 101 })).toMatchObject({ isError: true, text: expect.stringMatching(/max_chars=101: must be at most 100/) });
+      const page = (await text('get_document', { source: 'doc-0.md' })).structured;
+      expect((page.text as string).length).toBe(100);
+      expect(page.truncated).toBe(true);
+      expect(await text('list_documents', { limit: 3 })).toMatchObject({ isError: true, text: expect.stringMatching(/limit=3: must be at most 2/) });
+      const listed = (await text('list_documents', {})).structured;
+      expect((listed.documents as unknown[]).length).toBe(2);
+      expect(listed.next_cursor).not.toBeNull();
+      const resources = await client.listResources();
+      expect(resources.resources).toHaveLength(2);
+      expect(resources.nextCursor).toBeDefined();
+      await client.close();
+    });
   });
 
   describe('request body size', () => {
