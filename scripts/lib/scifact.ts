@@ -20,6 +20,9 @@ export interface Claim {
 }
 
 export function readScifactDocs(): ScifactDoc[] {
+  if (!existsSync(join(SCIFACT_DIR, 'corpus.jsonl'))) {
+    throw new Error(`SciFact not found at ${SCIFACT_DIR}: expected corpus.jsonl, queries-train.jsonl and qrels-train.tsv (BEIR layout) there`);
+  }
   return readJsonl(join(SCIFACT_DIR, 'corpus.jsonl')).map((row) => ({
     id: String(row._id),
     title: String(row.title ?? ''),

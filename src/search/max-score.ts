@@ -68,9 +68,14 @@ export function maxScore(index: InvertedIndex, scratch: ScoreScratch, terms: Wei
     const id = terms.ids[t] as number;
     const weight = terms.weights[t] as number;
     const end = postingStart[id + 1] as number;
-    for (let p = postingStart[id] as number; p < end; p += 1) {
+    let p = postingStart[id] as number;
+    let stop = end;
+    if (!whole) {
+      p = seek(postingChunk, p, end, from);
+      stop = seek(postingChunk, p, end, to);
+    }
+    for (; p < stop; p += 1) {
       const chunk = postingChunk[p] as number;
-      if (!whole && (chunk < from || chunk >= to)) continue;
       const score = scores[chunk] as number;
       if (score === 0) touched[count++] = chunk;
       const sum = score + weight * (postingWeight[p] as number);
@@ -136,4 +141,24 @@ function kthBest(scratch: ScoreScratch, count: number, k: number): number {
 /** Whether something bounded by `bound` could still reach `threshold`, with room for rounding. */
 function mayReach(bound: number, threshold: number): boolean {
   return bound >= threshold - Math.abs(threshold) * 1e-9;
+}
+
+/** The first position in `[lo, hi)` of the ascending `list` holding a value ≥ `target`, by galloping then bisecting. */
+function seek(list: Uint32Array, lo: number, hi: number, target: number): number {
+  if (lo >= hi || (list[lo] as number) >= target) return lo;
+  let bottom = lo;
+  let step = 1;
+  let probe = lo + 1;
+  while (probe < hi && (list[probe] as number) < target) {
+    bottom = probe;
+    step *= 2;
+    probe = lo + step;
+  }
+  let top = Math.min(probe, hi);
+  while (bottom + 1 < top) {
+    const mid = (bottom + top) >> 1;
+    if ((list[mid] as number) < target) bottom = mid;
+    else top = mid;
+  }
+  return top;
 }
