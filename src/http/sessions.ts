@@ -29,6 +29,13 @@ export interface SessionRegistryOptions {
   maxSessions: number;
   /** Idle time in milliseconds after which a session is closed, ≥ 1. */
   idleTtlMs: number;
+  /**
+   * Sessions one authenticated principal may hold, ≥ 1; beyond it that principal's own least recently
+   * used session is closed, so one principal opening sessions in a loop cannot push everyone else's
+   * out. Sessions without an owner (authentication off) are bounded by `maxSessions` only. Default
+   * `maxSessions` (no separate bound).
+   */
+  maxSessionsPerOwner?: number;
   logger?: Logger;
   /** Called on every creation and ending (metrics). Must not throw. */
   onEvent?: (event: SessionEvent) => void;
@@ -38,11 +45,20 @@ export class SessionRegistry {
   readonly #cache: LRUCache<string, Session>;
   readonly #logger: Logger;
   readonly #onEvent: ((event: SessionEvent) => void) | undefined;
+  readonly #maxPerOwner: number;
+  /** Live sessions per owner. */
+  readonly #perOwner = new Map<string, number>();
+  /** Ids being closed to make room under the per-owner bound, reported as evicted. */
+  readonly #evicting = new Set<string>();
   #closing = false;
 
-  constructor({ maxSessions, idleTtlMs, logger = silentLogger, onEvent }: SessionRegistryOptions) {
+  constructor({ maxSessions, idleTtlMs, maxSessionsPerOwner = maxSessions, logger = silentLogger, onEvent }: SessionRegistryOptions) {
     if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError(`maxSessions must be a whole number ≥ 1, got ${maxSessions}`);
     if (!Number.isFinite(idleTtlMs) || idleTtlMs < 1) throw new RangeError(`idleTtlMs must be ≥ 1, got ${idleTtlMs}`);
+    if (!Number.isInteger(maxSessionsPerOwner) || maxSessionsPerOwner < 1) {
+      throw new RangeError(`maxSessionsPerOwner must be a whole number ≥ 1, got ${maxSessionsPerOwner}`);
+    }
+    this.#maxPerOwner = maxSessionsPerOwner;
     this.#logger = logger;
     this.#onEvent = onEvent;
     this.#cache = new LRUCache<string, Session>({
@@ -53,10 +69,11 @@ export class SessionRegistry {
       // Closing a session from `dispose` would re-enter the cache while it is mid-update (the
       // transport's close callback deletes the entry) and corrupt it; `disposeAfter` runs once the
       // cache is consistent again.
-      disposeAfter: (session, _id, reason) => {
+      disposeAfter: (session, id, reason) => {
+        this.#countOwner(session.owner, -1);
         const type: SessionEndReason = this.#closing
           ? 'shutdown'
-          : reason === 'evict'
+          : this.#evicting.delete(id) || reason === 'evict'
             ? 'evicted'
             : reason === 'expire'
               ? 'expired'
@@ -70,8 +87,10 @@ export class SessionRegistry {
     return this.#cache.size;
   }
 
-  /** Registers a new session; may evict the least recently used one. */
+  /** Registers a new session; may evict the owner's or everyone's least recently used one. */
   add(session: Session): void {
+    if (session.owner !== undefined && (this.#perOwner.get(session.owner) ?? 0) >= this.#maxPerOwner) this.#evictIdlestOf(session.owner);
+    this.#countOwner(session.owner, 1);
     this.#cache.set(session.id, session);
     this.#emit({ type: 'created', session });
     this.#logger.debug({ session_id: session.id, active_sessions: this.#cache.size }, 'session created');
@@ -96,6 +115,24 @@ export class SessionRegistry {
     // previous callback, nesting one level per session until the stack overflows (~2,000 sessions).
     for (const session of sessions) this.#cache.delete(session.id);
     await Promise.allSettled(sessions.map((s) => s.server.close()));
+  }
+
+  /** Closes the least recently used session of `owner` (iteration from the cold end does not touch recency). */
+  #evictIdlestOf(owner: string): void {
+    for (const candidate of this.#cache.rvalues()) {
+      if (candidate !== undefined && candidate.owner === owner) {
+        this.#evicting.add(candidate.id);
+        this.#cache.delete(candidate.id);
+        return;
+      }
+    }
+  }
+
+  #countOwner(owner: string | undefined, delta: 1 | -1): void {
+    if (owner === undefined) return;
+    const count = (this.#perOwner.get(owner) ?? 0) + delta;
+    if (count > 0) this.#perOwner.set(owner, count);
+    else this.#perOwner.delete(owner);
   }
 
   #end(session: Session, reason: SessionEndReason): void {
