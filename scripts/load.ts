@@ -106,6 +106,7 @@ async function serveChild(argv: readonly string[]): Promise<void> {
     publicUrl: 'http://127.0.0.1',
     maxSessions: config.maxSessions,
     sessionIdleTtlMs: config.sessionIdleTtlSeconds * 1000,
+    maxSessionsPerPrincipal: config.maxSessionsPerPrincipal,
     maxBodyBytes: config.maxBodyBytes,
     requestTimeoutMs: config.requestTimeoutMs,
     maxConcurrentPerSession: config.maxConcurrentPerSession,

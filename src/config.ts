@@ -22,6 +22,11 @@ export interface Config {
   maxSessions: number;
   /** Seconds of inactivity after which a session is closed. Default 1800. */
   sessionIdleTtlSeconds: number;
+  /**
+   * MAX_SESSIONS_PER_PRINCIPAL: sessions one authenticated principal may hold, 1–1000000; beyond it
+   * that principal's own least recently used session is closed. Default 200 (at most MAX_SESSIONS).
+   */
+  maxSessionsPerPrincipal: number;
   /** Longest chunk in words, 20–5000; undefined leaves the search engine's default (180). */
   chunkWords: number | undefined;
   /** Words shared by consecutive chunks, at most half of chunkWords; undefined leaves the default (40). */
@@ -150,6 +155,7 @@ const envSchema = z.object({
   PUBLIC_URL: url,
   MAX_SESSIONS: integer(1, 1_000_000),
   SESSION_IDLE_TTL: integer(1, 7 * 24 * 3600),
+  MAX_SESSIONS_PER_PRINCIPAL: integer(1, 1_000_000),
   CHUNK_WORDS: integer(20, 5000),
   CHUNK_OVERLAP_WORDS: integer(0, 2500),
   BM25_K1: decimal(0, 10),
@@ -305,6 +311,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     publicUrl,
     maxSessions: e.MAX_SESSIONS ?? 1000,
     sessionIdleTtlSeconds: e.SESSION_IDLE_TTL ?? 1800,
+    maxSessionsPerPrincipal: Math.min(e.MAX_SESSIONS_PER_PRINCIPAL ?? 200, e.MAX_SESSIONS ?? 1000),
     chunkWords: e.CHUNK_WORDS,
     chunkOverlapWords: e.CHUNK_OVERLAP_WORDS,
     bm25K1: e.BM25_K1,

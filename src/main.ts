@@ -103,6 +103,7 @@ async function main(): Promise<void> {
     publicUrl: config.publicUrl,
     maxSessions: config.maxSessions,
     sessionIdleTtlMs: config.sessionIdleTtlSeconds * 1000,
+    maxSessionsPerPrincipal: config.maxSessionsPerPrincipal,
     maxBodyBytes: config.maxBodyBytes,
     requestTimeoutMs: config.requestTimeoutMs,
     maxConcurrentPerSession: config.maxConcurrentPerSession,

@@ -32,6 +32,8 @@ export interface AppOptions {
   maxSessions?: number;
   /** Idle time after which a session is closed, in milliseconds. Default 1 800 000 (30 minutes). */
   sessionIdleTtlMs?: number;
+  /** Sessions one authenticated principal may hold, ≥ 1; beyond it its own idlest is closed. Default maxSessions. */
+  maxSessionsPerPrincipal?: number;
   /** Largest request body accepted on /mcp, in bytes, ≥ 1; larger ones get 413. Default 1 048 576 (1 MiB). */
   maxBodyBytes?: number;
   /** POSTs one session may have in progress at once, ≥ 1; more get 429 with Retry-After. Default 16. */
@@ -81,6 +83,7 @@ export function createApp(options: AppOptions): CorpusApp {
     publicUrl,
     maxSessions = 1000,
     sessionIdleTtlMs = 1_800_000,
+    maxSessionsPerPrincipal,
     maxBodyBytes = 1_048_576,
     maxConcurrentPerSession,
     requestTimeoutMs,
@@ -100,7 +103,13 @@ export function createApp(options: AppOptions): CorpusApp {
   } = options;
 
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new RangeError(`createApp: maxBodyBytes must be a whole number ≥ 1, got ${maxBodyBytes}`);
-  const sessions = new SessionRegistry({ maxSessions, idleTtlMs: sessionIdleTtlMs, logger, onEvent: onSessionEvent });
+  const sessions = new SessionRegistry({
+    maxSessions,
+    idleTtlMs: sessionIdleTtlMs,
+    maxSessionsPerOwner: Math.min(maxSessionsPerPrincipal ?? maxSessions, maxSessions),
+    logger,
+    onEvent: onSessionEvent,
+  });
   const createServer = createMcpServerFactory({ index, serverInfo, logger, logQueries, onToolCall, requestTimeoutMs, toolLimits });
 
   const app = new Hono<AppEnv>();
