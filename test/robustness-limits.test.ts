@@ -3,12 +3,13 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { createAuthentication } from '../src/http/authentication.js';
 import { httpServerOptions } from '../src/http/server-options.js';
 import { SessionRegistry } from '../src/http/sessions.js';
 import type { Session } from '../src/http/sessions.js';
 import { connectClient, eventually, startTestServer } from './support/test-server.js';
 import type { TestServer, TestServerOptions } from './support/test-server.js';
-import { openSession, openSseStream } from './support/raw-mcp.js';
+import { initializeBody, openSession, openSseStream } from './support/raw-mcp.js';
 import { messagesOf, onSession, post } from './robustness-support.js';
 
 const FILES = { 'guide.md': '# Guide\n\nSessions expire after an idle timeout.\n' };
@@ -180,6 +181,41 @@ describe('limits', () => {
       expect(server.app.sessions.size).toBe(3);
       expect((await post(server.mcpUrl, ping(2), onSession(b))).status).toBe(404);
       for (const id of [a, c, d]) expect((await post(server.mcpUrl, ping(3), onSession(id))).status).toBe(200);
+    });
+  });
+
+  describe('sessions per principal', () => {
+    const TOKEN_A = 'a'.repeat(40);
+    const TOKEN_B = 'b'.repeat(40);
+
+    /** Opens a session as the holder of `token`; returns its id. */
+    async function openAs(server: TestServer, token: string): Promise<string> {
+      const auth = { authorization: `Bearer ${token}` };
+      const init = await post(server.mcpUrl, JSON.stringify(initializeBody()), auth);
+      const id = init.headers.get('mcp-session-id');
+      if (init.status !== 200 || id === null) throw new Error(`initialize answered ${init.status}`);
+      expect((await post(server.mcpUrl, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), { ...auth, ...onSession(id) })).status).toBe(202);
+      return id;
+    }
+    const pingAs = async (server: TestServer, token: string, id: string) =>
+      (await post(server.mcpUrl, ping('p'), { authorization: `Bearer ${token}`, ...onSession(id) })).status;
+
+    it('closes the flooding principal\'s own idlest sessions, never another principal\'s', async () => {
+      const { authenticate } = createAuthentication({ auth: loadConfig({ AUTH_TOKENS: `${TOKEN_A},${TOKEN_B}` }).auth });
+      const server = await start({ authenticate, maxSessions: 10, maxSessionsPerPrincipal: 3 });
+      const b = [await openAs(server, TOKEN_B), await openAs(server, TOKEN_B)];
+      const a: string[] = [];
+      for (let i = 0; i < 8; i += 1) a.push(await openAs(server, TOKEN_A));
+      for (const id of b) expect(await pingAs(server, TOKEN_B, id)).toBe(200);
+      // A holds only its three most recent sessions; the older five answer 404.
+      expect(await Promise.all(a.map((id) => pingAs(server, TOKEN_A, id)))).toEqual([404, 404, 404, 404, 404, 200, 200, 200]);
+      expect(server.app.sessions.size).toBe(5);
+    });
+
+    it('defaults to 200 per principal, never above MAX_SESSIONS', () => {
+      expect(loadConfig({}).maxSessionsPerPrincipal).toBe(200);
+      expect(loadConfig({ MAX_SESSIONS: '50' }).maxSessionsPerPrincipal).toBe(50);
+      expect(loadConfig({ MAX_SESSIONS_PER_PRINCIPAL: '7' }).maxSessionsPerPrincipal).toBe(7);
     });
   });
 
