@@ -35,6 +35,8 @@ export class QueryScorer {
   readonly #termTouched: Uint32Array;
   readonly #feedbackTop: TopK;
   readonly #termTop: TopK;
+  /** Result heaps by size, reused: most callers ask for the same few sizes. */
+  readonly #resultHeaps = new Map<number, TopK>();
 
   constructor(index: InvertedIndex, params: Bm25Params & FeedbackParams) {
     this.#index = index;
@@ -69,7 +71,12 @@ export class QueryScorer {
     for (let i = 0; i < query.ids.length; i += 1) query.weights[i] = (qtf[i] as number) * (index.idf[query.ids[i] as number] as number);
 
     if (this.#feedback.feedbackWeight > 0) this.#expand(query, queryLength, from, to);
-    const top = new TopK(topK);
+    let top = this.#resultHeaps.get(topK);
+    if (top === undefined) {
+      top = new TopK(topK);
+      if (this.#resultHeaps.size < 16) this.#resultHeaps.set(topK, top);
+    }
+    top.clear();
     maxScore(index, this.#scratch, query, from, to, top);
     return top.drain();
   }

@@ -55,6 +55,13 @@ describe('SearchIndex', () => {
       expect(hit!.snippet).toContain('fly launch');
     });
 
+    it('includes the snippet when a hit is serialised to JSON', () => {
+      const [hit] = index.search('fly launch');
+      const json = JSON.parse(JSON.stringify(hit)) as Record<string, unknown>;
+      expect(Object.keys(json).sort()).toEqual(['chunkId', 'end', 'heading', 'score', 'snippet', 'source', 'start', 'title']);
+      expect(json.snippet).toBe(hit!.snippet);
+    });
+
     it('returns [] for an empty query, a query of stop words and a query of punctuation', () => {
       expect(index.search('')).toEqual([]);
       expect(index.search('the of and')).toEqual([]);

@@ -21,8 +21,8 @@ export interface SearchHit {
   score: number;
   /**
    * At most ~300 characters of the chunk around its densest cluster of query terms. Computed on
-   * first read and then kept, so a caller that shows only some hits pays only for those; it is an
-   * ordinary enumerable property for JSON.stringify, spreading and equality checks.
+   * first read and then kept (a getter), so a caller that shows only some hits pays only for those.
+   * JSON.stringify includes it; a spread copy does not, so read it explicitly.
    */
   snippet: string;
   /** Offsets of the chunk in the document text. */
@@ -196,7 +196,7 @@ export class SearchIndex {
       const start = this.#chunkStart[chunk] as number;
       const end = this.#chunkEnd[chunk] as number;
       hits.push(
-        lazyHit(
+        new LazyHit(
           `${record.document.source}#${chunk - record.firstChunk}`,
           record.document,
           this.#chunkHeading[chunk] as string,
@@ -291,31 +291,48 @@ class QueryTerms {
   }
 }
 
-/** A hit whose snippet is an enumerable getter that computes it on first read, then keeps it. */
-function lazyHit(
-  chunkId: string,
-  document: Document,
-  heading: string,
-  score: number,
-  start: number,
-  end: number,
-  tokenizer: Tokenizer,
-  queryTerms: QueryTerms,
-): SearchHit {
-  let snippet: string | undefined;
-  return {
-    chunkId,
-    source: document.source,
-    title: document.title,
-    heading,
-    score,
-    get snippet(): string {
-      snippet ??= makeSnippet(tokenizer, document.text, start, end, queryTerms.set());
-      return snippet;
-    },
-    start,
-    end,
-  };
+/**
+ * A search hit. Its snippet is a getter on the prototype that computes the snippet on first read and
+ * keeps it: ranking stays cheap, and a caller that shows five of twenty hits pays for five. A
+ * getter in an object literal would be an own property but makes V8 build every hit on a slow
+ * path (about 20× the cost), so `toJSON` puts the snippet back into serialised hits. Spreading a
+ * hit (`{ ...hit }`) copies only the data fields: read `hit.snippet` explicitly.
+ */
+class LazyHit implements SearchHit {
+  readonly chunkId: string;
+  readonly source: string;
+  readonly title: string;
+  readonly heading: string;
+  readonly score: number;
+  readonly start: number;
+  readonly end: number;
+  readonly #text: string;
+  readonly #tokenizer: Tokenizer;
+  readonly #queryTerms: QueryTerms;
+  #snippet: string | undefined;
+
+  constructor(chunkId: string, document: Document, heading: string, score: number, start: number, end: number, tokenizer: Tokenizer, queryTerms: QueryTerms) {
+    this.chunkId = chunkId;
+    this.source = document.source;
+    this.title = document.title;
+    this.heading = heading;
+    this.score = score;
+    this.start = start;
+    this.end = end;
+    this.#text = document.text;
+    this.#tokenizer = tokenizer;
+    this.#queryTerms = queryTerms;
+  }
+
+  get snippet(): string {
+    this.#snippet ??= makeSnippet(this.#tokenizer, this.#text, this.start, this.end, this.#queryTerms.set());
+    return this.#snippet;
+  }
+
+  toJSON(): SearchHit {
+    const { chunkId, source, title, heading, score, snippet, start, end } = this;
+    return { chunkId, source, title, heading, score, snippet, start, end };
+  }
 }
 
 function lowerBound(sorted: readonly string[], key: string): number {

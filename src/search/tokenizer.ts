@@ -41,7 +41,7 @@ const APOSTROPHES = /['’]/g;
 const MAX_TOKEN_LENGTH = 64;
 
 /** Bound on the stem memo so a long-running server answering arbitrary queries stays bounded. */
-const STEM_CACHE_LIMIT = 200_000;
+const STEM_CACHE_LIMIT = 100_000;
 
 /**
  * Creates a tokenizer: NFKC and lowercase, Latin diacritics folded ("café" → "cafe"), possessive
