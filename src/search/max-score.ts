@@ -1,5 +1,5 @@
 import type { InvertedIndex } from './inverted-index.js';
-import { TopK } from './top-k.js';
+import type { TopK } from './top-k.js';
 
 /** Query terms as parallel arrays: term ids and their weights (query weight × idf), each > 0. */
 export interface WeightedTerms {
@@ -13,12 +13,10 @@ export interface ScoreScratch {
   scores: Float64Array;
   /** The chunks with a non-zero score, in the order first touched. */
   touched: Uint32Array;
-  /** Heaps for finding the k-th best partial score, one per k seen. */
-  heaps: Map<number, TopK>;
 }
 
 export function createScoreScratch(chunkCount: number): ScoreScratch {
-  return { scores: new Float64Array(chunkCount), touched: new Uint32Array(chunkCount), heaps: new Map() };
+  return { scores: new Float64Array(chunkCount), touched: new Uint32Array(chunkCount) };
 }
 
 /**
@@ -27,11 +25,11 @@ export function createScoreScratch(chunkCount: number): ScoreScratch {
  *
  * Terms are taken strongest first, by their bound: weight times the term's largest posting weight,
  * the most it can add to any chunk. While the bounds of the terms not yet taken could lift an
- * untouched chunk into the top k, each term's whole posting list is added ("OR mode"). Once the
- * k-th best partial score exceeds the sum of the remaining bounds, no untouched chunk can make it:
- * the rest is only looked up for the candidates that still can ("AND mode"), by galloping search
- * in the posting lists. Common words, which have long lists and small bounds, thus stop costing a
- * pass over their lists once k good chunks are known.
+ * untouched chunk into the top k, each term's whole posting list is added ("OR mode"). Once k
+ * touched chunks already score more than the remaining bounds sum to, no untouched chunk can make
+ * it: the remaining terms only add to chunks already touched ("AND mode"), and chunks scoring below
+ * that sum at the end are not even offered to the heap. Common words, which have long lists and
+ * small bounds, thus stop creating candidates once k good chunks are known.
  *
  * Every chunk's terms are summed in the same order, so equal chunks get bit-identical scores, and a
  * chunk is dropped only when its bound is below the k-th best by more than rounding could explain:
@@ -84,19 +82,13 @@ export function maxScore(index: InvertedIndex, scratch: ScoreScratch, terms: Wei
     }
     remaining -= bound[t] as number;
     if (next + 1 >= n || count < top.capacity) continue;
-    // The k-th best partial score only grows and is at most the best one. It is worth computing
-    // once what the remaining terms can add drops below the best score, and again only when that
-    // has fallen well below the last value found.
-    if (!mayReach(remaining, threshold)) {
+    // Untouched chunks are out once k touched ones already score more than the remaining terms
+    // can add to anything. That needs the best partial score above `remaining` first; then one
+    // counting pass over the touched chunks settles it.
+    if (!mayReach(remaining, best) && countAbove(scores, touched, count, remaining, top.capacity) >= top.capacity) {
+      threshold = remaining;
       next += 1;
       break;
-    }
-    if (!mayReach(remaining, best) && (threshold === -Infinity || remaining < 2 * threshold)) {
-      threshold = kthBest(scratch, count, top.capacity);
-      if (!mayReach(remaining, threshold)) {
-        next += 1;
-        break;
-      }
     }
   }
   // AND mode: no untouched chunk can reach the top k any more, so the remaining terms only add to
@@ -120,22 +112,14 @@ export function maxScore(index: InvertedIndex, scratch: ScoreScratch, terms: Wei
   }
 }
 
-/** The k-th highest of the touched chunks' scores (count ≥ k). */
-function kthBest(scratch: ScoreScratch, count: number, k: number): number {
-  const { scores, touched, heaps } = scratch;
-  let heap = heaps.get(k);
-  if (heap === undefined) {
-    heap = new TopK(k);
-    if (heaps.size < 16) heaps.set(k, heap);
+/** How many of the touched chunks score clearly above `floor`, counting no further than `enough`. */
+function countAbove(scores: Float64Array, touched: Uint32Array, count: number, floor: number, enough: number): number {
+  let found = 0;
+  for (let i = 0; i < count && found < enough; i += 1) {
+    const score = scores[touched[i] as number] as number;
+    if (!mayReach(floor, score)) found += 1;
   }
-  heap.clear();
-  for (let i = 0; i < count; i += 1) {
-    const chunk = touched[i] as number;
-    heap.push(scores[chunk] as number, chunk);
-  }
-  const kth = heap.worstScore();
-  heap.clear();
-  return kth;
+  return found;
 }
 
 /** Whether something bounded by `bound` could still reach `threshold`, with room for rounding. */
