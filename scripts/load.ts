@@ -6,12 +6,14 @@
 // /dev/null, metrics, the same limits), so its RSS, heap and CPU are measured apart from the load
 // generator's. Only loopback addresses; every phase is bounded in time or count.
 //
-//   npm run load                                   # 100 sessions × 20 s mixed, then ping vs search
+//   npm run load                                   # 100 sessions × 20 s mixed, then ping vs search through
+//                                                  # the SDK client and as raw HTTP, then a search's stages
 //   npm run load -- --sessions 200 --duration 30
 //   npm run load -- --url http://127.0.0.1:8080/mcp   # an already running server (no RSS/CPU figures)
 //   npm run load -- --profile                      # also CPU-profile the server during ping and search
-//   npm run load -- --soak                         # open and abandon 2,500 sessions in waves, cap 500
-//   npm run load -- --soak --waves 12 --wave-size 250 --max-sessions 500
+//   npm run load -- --soak                         # 5,000 idle sessions' memory, then 2,500 opened and
+//                                                  # abandoned in waves under a cap of 500
+//   npm run load -- --soak --waves 12 --wave-size 250 --max-sessions 500 --idle-sessions 5000
 import { fork } from 'node:child_process';
 import { Session } from 'node:inspector/promises';
 import type { ChildProcess } from 'node:child_process';
@@ -33,6 +35,7 @@ interface Options {
   waves: number;
   waveSize: number;
   maxSessions: number;
+  idleSessions: number;
   logLevel: string;
   profile: boolean;
 }
@@ -62,6 +65,7 @@ function parseOptions(argv: readonly string[]): Options {
     waves: bounded('waves', 10, 2, 100),
     waveSize: bounded('wave-size', 250, 1, 10_000),
     maxSessions: bounded('max-sessions', 500, 1, 1_000_000),
+    idleSessions: bounded('idle-sessions', 5000, 100, 100_000),
     logLevel: value('log-level', 'info'),
     profile: argv.includes('--profile'),
   };
@@ -277,13 +281,13 @@ async function connect(url: string, n: number): Promise<{ client: Client; transp
 const toolProblem = (result: CallToolResult | undefined): string | undefined =>
   result?.isError ? `tool error: ${JSON.stringify(result.content).slice(0, 150)}` : undefined;
 
-/** Runs `work(i)` on every client until `seconds` have passed; returns the elapsed seconds. */
-async function drive(clients: readonly Client[], seconds: number, work: (client: Client, iteration: number, worker: number) => Promise<void>): Promise<number> {
+/** Runs `work` in a loop on every worker until `seconds` have passed; returns the elapsed seconds. */
+async function drive<W>(workers: readonly W[], seconds: number, work: (worker: W, iteration: number, index: number) => Promise<void>): Promise<number> {
   const started = performance.now();
   const deadline = started + seconds * 1000;
   await Promise.all(
-    clients.map(async (client, worker) => {
-      for (let i = 0; performance.now() < deadline; i += 1) await work(client, i, worker);
+    workers.map(async (worker, index) => {
+      for (let i = 0; performance.now() < deadline; i += 1) await work(worker, i, index);
     }),
   );
   return (performance.now() - started) / 1000;
@@ -315,17 +319,25 @@ interface RatioResult {
 }
 
 /** Alternates ping-only and search-only rounds on the same sessions, twice, and sums each kind. */
-async function pingVersusSearch(clients: readonly Client[], claims: readonly string[], seconds: number, server: ServerChild | undefined, profiles: Map<string, CpuProfile[]> | undefined): Promise<RatioResult> {
+/** The two calls compared, made either through the SDK client or as raw HTTP on the same session. */
+interface Caller {
+  ping(worker: number, iteration: number): Promise<unknown>;
+  search(worker: number, iteration: number): Promise<unknown>;
+}
+
+/** Alternates ping-only and search-only rounds on the same sessions, twice, and sums each kind. */
+async function pingVersusSearch(workers: number, caller: Caller, seconds: number, server: ServerChild | undefined, profiles: Map<string, CpuProfile[]> | undefined): Promise<RatioResult> {
   const recorder = new Recorder();
   const elapsed = { ping: 0, search: 0 };
   const cpu = { ping: 0, search: 0 };
+  const slots = Array.from({ length: workers }, (_, i) => i);
   for (let round = 0; round < 2; round += 1) {
     for (const kind of ['ping', 'search'] as const) {
       const before = await server?.stats();
       if (profiles) server?.startProfile();
-      elapsed[kind] += await drive(clients, seconds / 2, async (client, i, worker) => {
-        if (kind === 'ping') await recorder.time('ping', () => client.ping());
-        else await recorder.time('search_documents', async () => (await client.callTool({ name: 'search_documents', arguments: { query: claims[(worker * 104729 + i) % claims.length] as string } })) as CallToolResult, toolProblem);
+      elapsed[kind] += await drive(slots, seconds / 2, async (worker, i) => {
+        if (kind === 'ping') await recorder.time('ping', () => caller.ping(worker, i));
+        else await recorder.time('search_documents', () => caller.search(worker, i), (r) => toolProblem(r as CallToolResult | undefined));
       });
       if (profiles && server) profiles.set(kind, [...(profiles.get(kind) ?? []), await server.stopProfile()]);
       const after = await server?.stats();
@@ -339,6 +351,37 @@ async function pingVersusSearch(clients: readonly Client[], claims: readonly str
     search,
     pingCpuMsPerCall: server ? cpu.ping / Math.max(ping.calls, 1) : undefined,
     searchCpuMsPerCall: server ? cpu.search / Math.max(search.calls, 1) : undefined,
+  };
+}
+
+/** Calls through the SDK client: what an MCP application sees, client-side parsing and validation included. */
+function sdkCaller(clients: readonly Client[], claims: readonly string[]): Caller {
+  return {
+    ping: (worker) => clients[worker]!.ping(),
+    search: async (worker, i) =>
+      (await clients[worker]!.callTool({ name: 'search_documents', arguments: { query: claims[(worker * 104729 + i) % claims.length] as string } })) as CallToolResult,
+  };
+}
+
+/** The same JSON-RPC requests posted with fetch on the clients' sessions: the server and HTTP, without the SDK client's work. */
+function rawCaller(url: string, sessionIds: readonly string[], claims: readonly string[]): Caller {
+  let id = 0;
+  const call = async (worker: number, method: string, params?: unknown): Promise<Record<string, unknown>> => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { ...POST_HEADERS, 'mcp-session-id': sessionIds[worker]!, 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: (id += 1), method, params }),
+    });
+    const text = await response.text();
+    const data = text.split('\n').find((line) => line.startsWith('data:'));
+    if (response.status !== 200 || data === undefined) throw new Error(`${method} answered ${response.status}`);
+    const message = JSON.parse(data.slice(5)) as { result?: Record<string, unknown>; error?: { message: string } };
+    if (!message.result) throw new Error(`${method} failed: ${message.error?.message}`);
+    return message.result;
+  };
+  return {
+    ping: (worker) => call(worker, 'ping'),
+    search: (worker, i) => call(worker, 'tools/call', { name: 'search_documents', arguments: { query: claims[(worker * 104729 + i) % claims.length] as string } }),
   };
 }
 
@@ -390,7 +433,8 @@ async function openWave(url: string, claims: readonly string[], first: number, c
 }
 
 /** RSS and heap per 1,000 idle sessions: a server without a practical cap, before and after `count` sessions. */
-async function idleSessionCost(corpusDir: string, claims: readonly string[], options: Options, count = 2000): Promise<void> {
+async function idleSessionCost(corpusDir: string, claims: readonly string[], options: Options): Promise<void> {
+  const count = options.idleSessions;
   const server = await ServerChild.start(corpusDir, 1_000_000, options.logLevel);
   try {
     await openWave(server.mcpUrl, claims, 0, 200, undefined); // warm up: JIT, pools, first allocations
@@ -454,7 +498,7 @@ async function soak(server: ServerChild, claims: readonly string[], options: Opt
   if (failures > 0) process.exitCode = 1;
 }
 
-async function reportRatio(clients: readonly Client[], claims: readonly string[], options: Options, server: ServerChild | undefined): Promise<void> {
+async function reportRatio(label: string, workers: number, caller: Caller, options: Options, server: ServerChild | undefined): Promise<void> {
   const profiles = options.profile && server ? new Map<string, CpuProfile[]>() : undefined;
   const clientProfiler = options.profile ? new Session() : undefined;
   if (clientProfiler) {
@@ -462,10 +506,10 @@ async function reportRatio(clients: readonly Client[], claims: readonly string[]
     await clientProfiler.post('Profiler.enable');
     await clientProfiler.post('Profiler.start');
   }
-  const ratio = await pingVersusSearch(clients, claims, options.ratioDurationS, server, profiles);
+  const ratio = await pingVersusSearch(workers, caller, options.ratioDurationS, server, profiles);
   const clientProfile = clientProfiler ? ((await clientProfiler.post('Profiler.stop')).profile as unknown as CpuProfile) : undefined;
   clientProfiler?.disconnect();
-  console.log(`\n## MCP ping vs search_documents: ${clients.length} concurrent sessions, alternating rounds, ${options.ratioDurationS} s of each\n`);
+  console.log(`\n## MCP ping vs search_documents, ${label}: ${workers} concurrent sessions, alternating rounds, ${options.ratioDurationS} s of each\n`);
   printRows([ratio.ping, ratio.search]);
   const callsRatio = ratio.search.perSecond / ratio.ping.perSecond;
   const p50Ratio = ratio.search.p50 / ratio.ping.p50;
@@ -478,14 +522,50 @@ async function reportRatio(clients: readonly Client[], claims: readonly string[]
   }
   if (profiles) {
     for (const [kind, list] of profiles) {
-      console.log(`\n### Server CPU profile during ${kind} (${clients.length} sessions): self time by frame (top 15) and by origin\n`);
+      console.log(`\n### Server CPU profile during ${kind} (${label}, ${workers} sessions): self time by frame (top 15) and by origin\n`);
       console.log(summariseProfile(list));
     }
   }
   if (clientProfile) {
-    console.log(`\n### Load generator (SDK clients) CPU profile over both kinds (${clients.length} sessions)\n`);
+    console.log(`\n### Load generator CPU profile over both kinds (${label}, ${workers} sessions)\n`);
     console.log(summariseProfile([clientProfile]));
   }
+}
+
+/**
+ * Where a search's time goes on the server side, measured in this process on the same corpus: ranking,
+ * snippets, the tool layer (argument validation, result mapping) and the JSON text block. The rest of
+ * the server's cost of a call is the MCP transport's and HTTP's, which ping measures.
+ */
+async function searchStages(corpusDir: string, claims: readonly string[]): Promise<void> {
+  const { loadCorpus } = await import('../src/corpus/load-corpus.js');
+  const { SearchIndex } = await import('../src/search/search-index.js');
+  const { searchDocuments } = await import('../src/mcp/tools/search-documents.js');
+  const corpus = await loadCorpus(corpusDir);
+  const index = SearchIndex.build(corpus.documents);
+  const served = { index, skipped: corpus.skipped };
+  const stages: Array<[string, (query: string) => unknown]> = [
+    ['rank: index.search, top 5 (snippets not read)', (q) => index.search(q, { topK: 5 })],
+    ['rank + 5 snippets', (q) => index.search(q, { topK: 5 }).map((h) => h.snippet)],
+    ['search_documents handler: + argument validation, result mapping', (q) => searchDocuments.call({ query: q }, served)],
+    ['+ JSON text block (JSON.stringify of the result)', (q) => JSON.stringify(searchDocuments.call({ query: q }, served))],
+  ];
+  const rowsOut: string[][] = [];
+  for (const [name, run] of stages) {
+    for (let i = 0; i < 2000; i += 1) run(claims[i % claims.length] as string);
+    const samples: number[] = [];
+    for (let round = 0; round < 5; round += 1) {
+      const started = performance.now();
+      for (let i = 0; i < 4000; i += 1) run(claims[(round * 4000 + i) % claims.length] as string);
+      samples.push(((performance.now() - started) / 4000) * 1000);
+    }
+    samples.sort((a, b) => a - b);
+    rowsOut.push([name, (samples[2] as number).toFixed(1)]);
+  }
+  const bytes = JSON.stringify(searchDocuments.call({ query: claims[0] as string }, served)).length;
+  console.log(`\n## Where a search's server time goes (in this process, ${claims.length} SciFact claims, median of 5 × 4,000 calls)\n`);
+  console.log(table(['stage (cumulative)', 'µs per call'], rowsOut));
+  console.log(`\nstructuredContent of a typical answer: ${bytes} bytes of JSON, sent twice (structuredContent and the text block)`);
 }
 
 // ── main ─────────────────────────────────────────────────────────────────────────────────────────
@@ -530,8 +610,10 @@ async function main(options: Options): Promise<void> {
     }
     for (const sample of recorder.errorSamples) console.log(`  error: ${sample}`);
 
+    const sessionIds = connected.map((c) => c.transport.sessionId as string);
     for (const count of [clients.length, Math.min(options.ratioSessions, clients.length)]) {
-      await reportRatio(clients.slice(0, count), claims, options, server);
+      await reportRatio('SDK client', count, sdkCaller(clients, claims), options, server);
+      await reportRatio('raw HTTP on the same sessions', count, rawCaller(url, sessionIds, claims), options, server);
     }
 
     await Promise.all(connected.map(async ({ client, transport }) => {
@@ -539,6 +621,7 @@ async function main(options: Options): Promise<void> {
       await client.close();
     }));
     if (recorder.totalErrors > 0) process.exitCode = 1;
+    if (server) await searchStages(writeCorpusFolder(readScifactDocs()), claims);
   } finally {
     await server?.stop();
   }
