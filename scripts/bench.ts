@@ -33,6 +33,9 @@ if (gc === undefined) throw new Error('run with node --expose-gc (npm run bench)
 /** Hits asked of corpus-mcp per query: chunks, several of which can come from one document. */
 const CHUNK_HITS = 20;
 const RESULTS = 10;
+const MIN_PASSES = 3;
+const MAX_PASSES = 15;
+const MIN_TIMED_MS = 2000;
 const WORD = /[\p{L}\p{N}]+/gu;
 
 /** The tokenizer the peers get: lowercase words, the same stop list, the same Porter stemmer. */
@@ -143,27 +146,33 @@ function measure(engine: Engine, docs: readonly Document[], queries: readonly Cl
   const heapMb = (retained() - before) / 2 ** 20;
 
   for (const claim of queries) query(claim.text); // warm-up: JIT, caches
-  const times: number[] = [];
-  const ndcgs: number[] = [];
-  for (const claim of queries) {
-    const t0 = performance.now();
-    const ranked = query(claim.text);
-    times.push(performance.now() - t0);
-    ndcgs.push(ndcgAt(dedupe(ranked.map(docIdOf), RESULTS), claim.relevant, RESULTS));
+  const ndcgs = queries.map((claim) => ndcgAt(dedupe(query!(claim.text).map(docIdOf), RESULTS), claim.relevant, RESULTS));
+  // The machine is shared: a pass of fast queries can fall entirely inside someone else's burst.
+  // Timed passes repeat until at least MIN_PASSES and MIN_TIMED_MS; each percentile reported is
+  // the median of that percentile over the passes.
+  const p50s: number[] = [];
+  const p99s: number[] = [];
+  const timingStarted = performance.now();
+  while (p50s.length < MIN_PASSES || (performance.now() - timingStarted < MIN_TIMED_MS && p50s.length < MAX_PASSES)) {
+    const times: number[] = [];
+    for (const claim of queries) {
+      const t0 = performance.now();
+      query(claim.text);
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    p50s.push(times[Math.floor(times.length / 2)] ?? 0);
+    p99s.push(times[Math.floor(times.length * 0.99)] ?? 0);
   }
   query = undefined;
-  times.sort((a, b) => a - b);
-  return {
-    engine: engine.name,
-    buildMs,
-    heapMb,
-    p50Ms: times[Math.floor(times.length / 2)] ?? 0,
-    p99Ms: times[Math.floor(times.length * 0.99)] ?? 0,
-    ndcg: mean(ndcgs),
-  };
+  return { engine: engine.name, buildMs, heapMb, p50Ms: median(p50s), p99Ms: median(p99s), ndcg: mean(ndcgs) };
 }
 
-/** JS heap plus ArrayBuffer memory, which lives outside the heap and holds typed-array indexes. */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
 function retained(): number {
   const usage = process.memoryUsage();
   return usage.heapUsed + usage.arrayBuffers;
