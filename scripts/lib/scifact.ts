@@ -56,7 +56,12 @@ export function toMarkdown(doc: ScifactDoc): string {
  * source is distinct) into a cache folder under the OS temp dir, reused while the input is the same.
  */
 export function writeCorpusFolder(docs: readonly ScifactDoc[], copies = 1): string {
-  const digest = createHash('sha256').update(readFileSync(join(SCIFACT_DIR, 'corpus.jsonl'))).digest('hex').slice(0, 12);
+  // The digest covers the input and the Markdown layout, so a change to either writes a fresh folder.
+  const digest = createHash('sha256')
+    .update(readFileSync(join(SCIFACT_DIR, 'corpus.jsonl')))
+    .update(toMarkdown({ id: '', title: 'T', text: 'X' }))
+    .digest('hex')
+    .slice(0, 12);
   const folder = join(tmpdir(), `corpus-mcp-scifact-${digest}-x${copies}`);
   if (existsSync(join(folder, '.complete'))) return folder;
   const staging = `${folder}.${process.pid}.tmp`;
