@@ -133,6 +133,12 @@ export function createApp(options: AppOptions): CorpusApp {
 
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp` }, 404));
   app.onError((error, c) => {
+    // The client went away while its body was being read (Node rejects the body stream with an
+    // ECONNRESET "aborted" error): the client's doing, not a server fault to alert on or count as 5xx.
+    if ((error as NodeJS.ErrnoException).code === 'ECONNRESET') {
+      logger.debug({ path: c.req.path }, 'client closed the connection before its request body arrived');
+      return c.json(jsonRpcErrorBody(SERVER_ERROR, 'Bad Request: the request body was cut off'), 400);
+    }
     logger.error({ err: error, path: c.req.path }, 'unhandled error');
     return c.json(jsonRpcErrorBody(SERVER_ERROR, 'Internal server error'), 500);
   });
