@@ -1,5 +1,6 @@
 // Limits against a real listening server: each one is answered with the right status or a clear
 // error, and a client that exceeds one never degrades service for the others.
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
@@ -276,6 +277,30 @@ describe('limits', () => {
       } finally {
         socket.destroy();
       }
+    });
+
+    it('treats a client that disconnects halfway through a chunked body as its own doing: no error logged, the server serves on', async () => {
+      const errors: string[] = [];
+      const ignore = () => {};
+      const logger = { debug: ignore, info: ignore, warn: ignore, error: (_fields: Record<string, unknown>, message?: string) => errors.push(message ?? '') };
+      const server = await start({ logger });
+      const session = await openSession(server.mcpUrl);
+      for (const headers of [{}, onSession(session)]) {
+        const req = request({
+          host: '127.0.0.1',
+          port: server.port,
+          path: '/mcp',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'transfer-encoding': 'chunked', ...headers },
+        });
+        req.on('error', () => {});
+        req.write('{"jsonrpc":"2.0",');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        req.destroy();
+      }
+      await eventually(async () => (await post(server.mcpUrl, ping('after'), onSession(session))).status === 200);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(errors).toEqual([]);
     });
 
     it('keeps an SSE stream open past the request timeout: the timeout bounds receiving a request, not answering it', async () => {
