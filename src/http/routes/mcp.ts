@@ -10,7 +10,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { silentLogger } from '../../logger.js';
 import type { Logger } from '../../logger.js';
 import type { AppEnv } from '../app-env.js';
-import { jsonRpcErrorBody, PARSE_ERROR, SERVER_ERROR, SESSION_NOT_FOUND } from '../json-rpc-error.js';
+import { INVALID_REQUEST, jsonRpcErrorBody, PARSE_ERROR, SERVER_ERROR, SESSION_NOT_FOUND } from '../json-rpc-error.js';
 import type { Session, SessionRegistry } from '../sessions.js';
 
 export interface McpHandlerOptions {
@@ -147,9 +147,29 @@ export function mcpHandler({ sessions, createServer, logger = silentLogger, maxC
     if (c.req.method !== 'POST') return session.transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo') });
 
     // One client flooding its session with requests it does not read must not hold unbounded
-    // streams and buffers; it is told to slow down, and other sessions are unaffected.
+    // streams and buffers; it is told to slow down, and other sessions are unaffected. A JSON-RPC
+    // batch counts as the requests it holds (the SDK accepts up to 100 in one POST), so batching
+    // cannot multiply the limit. The body is parsed here once and handed to the transport.
+    const text = await c.req.text();
+    let parsed: unknown;
+    let parsedOk = true;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsedOk = false;
+    }
+    const weight = parsedOk && Array.isArray(parsed) ? Math.max(parsed.length, 1) : 1;
+    if (weight > maxConcurrentPerSession) {
+      return c.json(
+        jsonRpcErrorBody(
+          INVALID_REQUEST,
+          `Invalid Request: a batch of ${weight} messages exceeds the ${maxConcurrentPerSession} requests a session may have in progress; send at most ${maxConcurrentPerSession} at a time`,
+        ),
+        400,
+      );
+    }
     const running = inFlight.get(session) ?? 0;
-    if (running >= maxConcurrentPerSession) {
+    if (running + weight > maxConcurrentPerSession) {
       return c.json(
         jsonRpcErrorBody(
           SERVER_ERROR,
@@ -159,11 +179,13 @@ export function mcpHandler({ sessions, createServer, logger = silentLogger, maxC
         { 'Retry-After': String(RETRY_AFTER_SECONDS) },
       );
     }
-    inFlight.set(session, running + 1);
-    const release = () => inFlight.set(session, (inFlight.get(session) ?? 1) - 1);
+    inFlight.set(session, running + weight);
+    const release = () => inFlight.set(session, (inFlight.get(session) ?? weight) - weight);
     let response: Response;
     try {
-      response = await session.transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo') });
+      // Unparseable bodies go to the transport as they came, so it answers them exactly as it would.
+      const request = parsedOk ? c.req.raw : new Request(c.req.raw.url, { method: 'POST', headers: c.req.raw.headers, body: text });
+      response = await session.transport.handleRequest(request, parsedOk ? { authInfo: c.get('authInfo'), parsedBody: parsed } : { authInfo: c.get('authInfo') });
     } catch (error) {
       release();
       throw error;
