@@ -144,6 +144,27 @@ describe('limits', () => {
       expect(after.status).toBe(200);
     });
 
+    it('counts a JSON-RPC batch as the requests it holds: too many at once is 400, too many in flight is 429', async () => {
+      const server = await start({ buildIndex: false, maxConcurrentPerSession: 3 });
+      const session = await openSession(server.mcpUrl);
+      const batch = (n: number, from: number) => JSON.stringify(Array.from({ length: n }, (_, i) => JSON.parse(toolCall(from + i)) as unknown));
+
+      const oversized = await post(server.mcpUrl, batch(4, 10), onSession(session));
+      expect(oversized.status).toBe(400);
+      expect(JSON.parse(oversized.text)).toMatchObject({ error: { code: -32600, message: expect.stringMatching(/batch of 4 messages exceeds the 3 requests/) } });
+
+      const waiting = post(server.mcpUrl, batch(2, 20), onSession(session));
+      await eventually(async () => (await post(server.mcpUrl, batch(2, 30), onSession(session))).status === 429);
+      expect((await post(server.mcpUrl, batch(2, 40), onSession(session))).status).toBe(429);
+      server.buildIndex();
+      const answered = await waiting;
+      expect(answered.status).toBe(200);
+      expect(messagesOf(answered).map((m) => m.id).sort()).toEqual([20, 21]);
+      const after = await post(server.mcpUrl, batch(3, 50), onSession(session));
+      expect(after.status).toBe(200);
+      expect(messagesOf(after)).toHaveLength(3);
+    });
+
     it('frees the slot of a request whose client went away', async () => {
       const server = await start({ buildIndex: false, maxConcurrentPerSession: 1 });
       const session = await openSession(server.mcpUrl);
