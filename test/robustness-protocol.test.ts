@@ -170,6 +170,15 @@ describe('robustness: protocol hygiene', () => {
       await response.text();
     });
 
+    it('refuses a second GET stream on the same session with 409 and keeps the first', async () => {
+      const first = await fetch(server.mcpUrl, { headers: { accept: 'text/event-stream', ...onSession(session) } });
+      expect(first.status).toBe(200);
+      const second = await fetch(server.mcpUrl, { headers: { accept: 'text/event-stream', ...onSession(session) } });
+      expect(second.status).toBe(409);
+      expect(await second.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+      await first.body?.cancel();
+    });
+
     it('answers DELETE on an unknown session with 404', async () => {
       const response = await fetch(server.mcpUrl, { method: 'DELETE', headers: { 'mcp-session-id': 'nope' } });
       expect(response.status).toBe(404);
@@ -181,6 +190,29 @@ describe('robustness: protocol hygiene', () => {
       expect(response.status).toBe(405);
       expect(response.headers.get('allow')).toMatch(/POST/);
       await response.text();
+    });
+  });
+
+  describe('oversized headers and prototype keys', () => {
+    it('answers a 40 KB header with 431 before any handler runs', async () => {
+      const response = await rawRequest(server.mcpUrl.href, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, host: `127.0.0.1:${server.port}`, 'x-padding': 'x'.repeat(40_000) },
+        body: INITIALIZE,
+      });
+      expect(response.status).toBe(431);
+    });
+
+    it.each([
+      ['__proto__', '{"query":"sessions","__proto__":{"polluted":true,"top_k":"x"}}'],
+      ['constructor.prototype', '{"query":"sessions","constructor":{"prototype":{"polluted":true}}}'],
+    ])('does not let %s keys in tool arguments reach any prototype', async (_name, args) => {
+      const body = `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"search_documents","arguments":${args}}}`;
+      const response = await post(server.mcpUrl, body, onSession(session));
+      expect(response.status).toBe(200);
+      expect(messagesOf(response)[0]).toHaveProperty('result');
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect((Object.prototype as unknown as Record<string, unknown>).polluted).toBeUndefined();
     });
   });
 
