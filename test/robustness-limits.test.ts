@@ -234,6 +234,17 @@ describe('limits', () => {
       expect(server.app.sessions.size).toBe(5);
     });
 
+    it('answers an anonymous oversized body with 401 without reading it, and one from a token holder with 413', async () => {
+      const { authenticate } = createAuthentication({ auth: loadConfig({ AUTH_TOKENS: TOKEN_A }).auth });
+      const server = await start({ authenticate, maxBodyBytes: 4096 });
+      const big = JSON.stringify({ ...initializeBody(), pad: 'x'.repeat(8192) });
+      const anonymous = await post(server.mcpUrl, big);
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer /);
+      const holder = await post(server.mcpUrl, big, { authorization: `Bearer ${TOKEN_A}` });
+      expect(holder.status).toBe(413);
+    });
+
     it('defaults to 200 per principal, never above MAX_SESSIONS', () => {
       expect(loadConfig({}).maxSessionsPerPrincipal).toBe(200);
       expect(loadConfig({ MAX_SESSIONS: '50' }).maxSessionsPerPrincipal).toBe(50);
