@@ -537,10 +537,21 @@ async function reportRatio(label: string, workers: number, caller: Caller, optio
  * snippets, the tool layer (argument validation, result mapping) and the JSON text block. The rest of
  * the server's cost of a call is the MCP transport's and HTTP's, which ping measures.
  */
+/** Runs a call that must throw (a refused tool call), and returns the error. */
+function refused(call: () => unknown): unknown {
+  try {
+    call();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to be refused');
+}
+
 async function searchStages(corpusDir: string, claims: readonly string[]): Promise<void> {
   const { loadCorpus } = await import('../src/corpus/load-corpus.js');
   const { SearchIndex } = await import('../src/search/search-index.js');
   const { searchDocuments } = await import('../src/mcp/tools/search-documents.js');
+  const { getDocument } = await import('../src/mcp/tools/get-document.js');
   const corpus = await loadCorpus(corpusDir);
   const index = SearchIndex.build(corpus.documents);
   const served = { index, skipped: corpus.skipped };
@@ -549,22 +560,26 @@ async function searchStages(corpusDir: string, claims: readonly string[]): Promi
     ['rank + 5 snippets', (q) => index.search(q, { topK: 5 }).map((h) => h.snippet)],
     ['search_documents handler: + argument validation, result mapping', (q) => searchDocuments.call({ query: q }, served)],
     ['+ JSON text block (JSON.stringify of the result)', (q) => JSON.stringify(searchDocuments.call({ query: q }, served))],
+    // Not a search: the refusal of an unknown source, whose "did you mean" work the caller's name drives.
+    ['get_document, unknown 8-character source (suggestions)', () => refused(() => getDocument.call({ source: 'nope.mdx' }, served))],
+    ['get_document, unknown 200-character source (suggestions)', () => refused(() => getDocument.call({ source: 'x'.repeat(200) }, served))],
   ];
   const rowsOut: string[][] = [];
   for (const [name, run] of stages) {
-    for (let i = 0; i < 2000; i += 1) run(claims[i % claims.length] as string);
+    const calls = name.startsWith('get_document') ? 200 : 4000;
+    for (let i = 0; i < calls / 2; i += 1) run(claims[i % claims.length] as string);
     const samples: number[] = [];
     for (let round = 0; round < 5; round += 1) {
       const started = performance.now();
-      for (let i = 0; i < 4000; i += 1) run(claims[(round * 4000 + i) % claims.length] as string);
-      samples.push(((performance.now() - started) / 4000) * 1000);
+      for (let i = 0; i < calls; i += 1) run(claims[(round * calls + i) % claims.length] as string);
+      samples.push(((performance.now() - started) / calls) * 1000);
     }
     samples.sort((a, b) => a - b);
     rowsOut.push([name, (samples[2] as number).toFixed(1)]);
   }
   const bytes = JSON.stringify(searchDocuments.call({ query: claims[0] as string }, served)).length;
-  console.log(`\n## Where a search's server time goes (in this process, ${claims.length} SciFact claims, median of 5 × 4,000 calls)\n`);
-  console.log(table(['stage (cumulative)', 'µs per call'], rowsOut));
+  console.log(`\n## Where a search's server time goes (in this process, ${claims.length} SciFact claims, median of 5 rounds)\n`);
+  console.log(table(['stage (cumulative for the search rows)', 'µs per call'], rowsOut));
   console.log(`\nstructuredContent of a typical answer: ${bytes} bytes of JSON, sent twice (structuredContent and the text block)`);
 }
 
