@@ -48,7 +48,7 @@ export interface Config {
    * with an error. Default 30000.
    */
   requestTimeoutMs: number;
-  /** MAX_CONCURRENT_PER_SESSION: POSTs one session may have in progress, 1–1000; more get 429. Default 16. */
+  /** MAX_CONCURRENT_PER_SESSION: requests one session may have in progress (a batch counts as its members), 1–1000; more get 429. Default 16. */
   maxConcurrentPerSession: number;
   /**
    * What one tool call may ask for: MAX_QUERY_CHARS (1–100000, default 1000), MAX_TOP_K (1–1000,

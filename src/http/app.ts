@@ -36,7 +36,7 @@ export interface AppOptions {
   maxSessionsPerPrincipal?: number;
   /** Largest request body accepted on /mcp, in bytes, ≥ 1; larger ones get 413. Default 1 048 576 (1 MiB). */
   maxBodyBytes?: number;
-  /** POSTs one session may have in progress at once, ≥ 1; more get 429 with Retry-After. Default 16. */
+  /** JSON-RPC requests one session may have in progress, ≥ 1 (a batch counts as its members); more get 429. Default 16. */
   maxConcurrentPerSession?: number;
   /** Longest a tool call waits for the index before it is answered with an error, in milliseconds. Default 30000. */
   requestTimeoutMs?: number;

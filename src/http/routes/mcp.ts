@@ -19,8 +19,9 @@ export interface McpHandlerOptions {
   createServer: () => Server;
   logger?: Logger;
   /**
-   * POSTs one session may have in progress at once, ≥ 1; more get 429 with Retry-After. A request
-   * counts until its response has been read to the end or abandoned. Default 16.
+   * JSON-RPC requests one session may have in progress at once, ≥ 1 (a batch counts as its members);
+   * more get 429 with Retry-After. A request counts until its response has been read to the end or
+   * abandoned. Default 16.
    */
   maxConcurrentPerSession?: number;
   /** Called when a request names a live session that belongs to another principal (metrics). Must not throw. */
@@ -78,7 +79,7 @@ export function mcpHandler({ sessions, createServer, logger = silentLogger, maxC
   if (!Number.isInteger(maxConcurrentPerSession) || maxConcurrentPerSession < 1) {
     throw new RangeError(`mcpHandler: maxConcurrentPerSession must be a whole number ≥ 1, got ${maxConcurrentPerSession}`);
   }
-  /** POSTs in progress per live session; an ended session's entry goes with it. */
+  /** Requests in progress per live session (a batch counts as its members); an ended session's entry goes with it. */
   const inFlight = new WeakMap<Session, number>();
 
   async function startSession(c: Context<AppEnv>): Promise<Response> {
