@@ -46,14 +46,10 @@ export function maxScore(index: InvertedIndex, scratch: ScoreScratch, terms: Wei
     const b = (terms.weights[i] as number) * (maxWeight[terms.ids[i] as number] as number);
     bound[i] = b;
     remaining += b;
-    // Insertion sort, strongest bound first: queries have a handful of terms.
-    let j = i;
-    while (j > 0 && (bound[order[j - 1] as number] as number) < b) {
-      order[j] = order[j - 1] as number;
-      j -= 1;
-    }
-    order[j] = i;
+    order[i] = i;
   }
+  // Strongest bound first; ties by position, so the summation order is fixed for a query.
+  order.sort((a, b) => (bound[b] as number) - (bound[a] as number) || a - b);
 
   const whole = from === 0 && to === index.chunkCount;
   let count = 0;

@@ -54,14 +54,16 @@ export class QueryScorer {
   rank(terms: readonly string[], topK: number, from: number, to: number): { ids: number[]; scores: number[] } {
     const index = this.#index;
     const query: WeightedTerms = { ids: [], weights: [] };
+    const slot = new Map<number, number>();
     let queryLength = 0;
     for (const term of terms) {
       const id = index.termId(term);
       if (id < 0) continue;
       queryLength += 1;
-      const at = query.ids.indexOf(id);
-      if (at >= 0) query.weights[at] = (query.weights[at] as number) + 1;
+      const at = slot.get(id);
+      if (at !== undefined) query.weights[at] = (query.weights[at] as number) + 1;
       else {
+        slot.set(id, query.ids.length);
         query.ids.push(id);
         query.weights.push(1);
       }

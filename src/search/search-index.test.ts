@@ -68,6 +68,11 @@ describe('SearchIndex', () => {
       expect(index.search('?!.,')).toEqual([]);
     });
 
+    it('answers a query of thousands of distinct words, ranking by the words it knows', () => {
+      const noise = Array.from({ length: 5000 }, (_, i) => `zz${i}`).join(' ');
+      expect(index.search(`${noise} blueprint`)[0]?.chunkId).toBe('guides/deploy.md#1');
+    });
+
     it('returns [] when no chunk holds any query term', () => {
       expect(index.search('kubernetes')).toEqual([]);
     });

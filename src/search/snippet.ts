@@ -83,10 +83,10 @@ export function makeSnippet(
 
 /**
  * Where the query terms occur in `chunk`, in text order. Rather than tokenizing the whole chunk,
- * it looks up each term's first characters with indexOf and normalises only the words found there,
- * which is an order of magnitude faster. A word whose term does not begin with the word's own first
- * characters (a folded diacritic or an apostrophe inside the first three letters) can be missed;
- * the snippet is then centred on the other matches, and ranking is unaffected.
+ * it looks up each term without its last letter with indexOf and normalises only the words found
+ * there, which is an order of magnitude faster. A word whose term is not, but for its last letter,
+ * a prefix of the lowercased word (a folded diacritic, an apostrophe inside the word, a rare Porter
+ * rewrite) can be missed; the snippet is then centred on the other matches, and ranking is unaffected.
  */
 export function findMatches(tokenizer: Tokenizer, chunk: string, queryTerms: ReadonlySet<string>): Matches {
   const lower = chunk.toLowerCase();
@@ -98,7 +98,9 @@ export function findMatches(tokenizer: Tokenizer, chunk: string, queryTerms: Rea
       for (let at = lower.indexOf(term); at >= 0; at = lower.indexOf(term, at + 1)) found.push([at, at + term.length, term]);
       continue;
     }
-    const key = term.slice(0, 3);
+    // A Porter stem differs from its word at most in its last letter ("studi" ← "study"), so all
+    // but that letter is a prefix of the word: a long key that few other words share.
+    const key = term.length > 3 ? term.slice(0, -1) : term;
     for (let at = lower.indexOf(key); at >= 0; at = lower.indexOf(key, at + 1)) {
       if (at > 0 && isWordChar(lower, at - 1)) continue;
       if (at > 1 && isApostrophe(lower, at - 1) && isWordChar(lower, at - 2)) continue;
