@@ -91,8 +91,7 @@ async function serveChild(argv: readonly string[]): Promise<void> {
   const { loadCorpus } = await import('../src/corpus/load-corpus.js');
   const { SearchIndex } = await import('../src/search/search-index.js');
   const { IndexHolder } = await import('../src/mcp/index-holder.js');
-  const { createApp } = await import('../src/http/app.js');
-  const { createOperations } = await import('../src/http/operations.js');
+  const { assembleServer } = await import('../src/http/assemble.js');
   const { httpServerOptions } = await import('../src/http/server-options.js');
   const { createLogger } = await import('../src/logger.js');
 
@@ -104,20 +103,8 @@ async function serveChild(argv: readonly string[]): Promise<void> {
   const logger = createLogger({ level: config.logLevel, destination: pino.destination({ dest: '/dev/null', sync: true }) });
   const corpus = await loadCorpus(corpusDir);
   const holder = IndexHolder.of({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
-  const ops = createOperations({ logger, publicUrl: 'http://127.0.0.1', index: holder });
-  const corpusApp = createApp({
-    index: holder,
-    publicUrl: 'http://127.0.0.1',
-    maxSessions: config.maxSessions,
-    sessionIdleTtlMs: config.sessionIdleTtlSeconds * 1000,
-    maxSessionsPerPrincipal: config.maxSessionsPerPrincipal,
-    maxBodyBytes: config.maxBodyBytes,
-    requestTimeoutMs: config.requestTimeoutMs,
-    maxConcurrentPerSession: config.maxConcurrentPerSession,
-    toolLimits: config.toolLimits,
-    serverInfo: { name: 'corpus-mcp', version: 'load' },
-    ...ops.appOptions,
-  });
+  // Assembled as main.ts assembles it, with the production defaults for every limit.
+  const { corpusApp } = assembleServer({ config, index: holder, logger, publicUrl: 'http://127.0.0.1', version: 'load' });
   const server = serve(
     { fetch: corpusApp.app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs }) },
     (info) => process.send!({ type: 'listening', port: info.port } satisfies ToParent),

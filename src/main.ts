@@ -11,11 +11,7 @@ import { ConfigError, loadConfig } from './config.js';
 import type { Config } from './config.js';
 import { CorpusError } from './corpus/corpus-error.js';
 import { loadCorpus } from './corpus/load-corpus.js';
-import { createApp } from './http/app.js';
-import { createAuthentication } from './http/authentication.js';
-import type { Authentication } from './http/authentication.js';
-import { requestScopedLogger } from './http/middleware/request-id.js';
-import { createOperations } from './http/operations.js';
+import { assembleServer } from './http/assemble.js';
 import { httpServerOptions } from './http/server-options.js';
 import { createLogger } from './logger.js';
 import { IndexHolder } from './mcp/index-holder.js';
@@ -72,22 +68,7 @@ async function main(): Promise<void> {
   logger.info({ corpus: corpusRoot, documents: corpus.documents.length, skipped: corpus.skipped.length }, 'corpus loaded');
 
   const holder = new IndexHolder();
-  // Refusals are counted by ops, built next; the hook only runs once requests arrive.
-  const authentication: Authentication = createAuthentication({
-    auth: config.auth,
-    fileTokens,
-    logger: requestScopedLogger(logger),
-    onRefused: (reason) => ops.onAuthRefused(reason),
-  });
-  const ops = createOperations({
-    logger,
-    publicUrl: config.publicUrl,
-    index: holder,
-    drainTimeoutMs: config.drainTimeoutMs,
-    authRequired: authentication.required,
-    ...(authentication.metricsGuard ? { metricsGuard: authentication.metricsGuard } : {}),
-  });
-  if (authentication.routes) ops.appOptions.routes.route('/', authentication.routes);
+  const { corpusApp, authentication, attach, ops } = assembleServer({ config, index: holder, logger, fileTokens, version: pkg.version });
   logger.info(
     {
       auth_required: authentication.required,
@@ -98,22 +79,6 @@ async function main(): Promise<void> {
     },
     authentication.required ? 'authentication on' : 'authentication off: anyone who can reach this address can read the documents',
   );
-  const corpusApp = createApp({
-    index: holder,
-    publicUrl: config.publicUrl,
-    maxSessions: config.maxSessions,
-    sessionIdleTtlMs: config.sessionIdleTtlSeconds * 1000,
-    maxSessionsPerPrincipal: config.maxSessionsPerPrincipal,
-    maxBodyBytes: config.maxBodyBytes,
-    requestTimeoutMs: config.requestTimeoutMs,
-    maxConcurrentPerSession: config.maxConcurrentPerSession,
-    toolLimits: config.toolLimits,
-    serverInfo: { name: 'corpus-mcp', version: pkg.version },
-    logQueries: config.logQueries,
-    ...ops.appOptions,
-    ...(authentication.authenticate ? { authenticate: authentication.authenticate } : {}),
-    onForeignSession: () => ops.onAuthRefused('session_principal_mismatch'),
-  });
   const { app } = corpusApp;
 
   const serverOptions = httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs });
@@ -139,7 +104,7 @@ async function main(): Promise<void> {
 
   // Drain: /readyz turns 503, new sessions are refused, in-flight requests finish (bounded by
   // DRAIN_TIMEOUT_MS), sessions close, then exit 0. A second signal while draining changes nothing.
-  ops.attach(server as Server, corpusApp);
+  attach(server as Server);
   const stop = (signal: string) => void ops.shutdown.run(signal).then(() => process.exit(0));
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

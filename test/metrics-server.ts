@@ -9,12 +9,10 @@ import { dirname, join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { loadConfig } from '../src/config.js';
 import { loadCorpus } from '../src/corpus/load-corpus.js';
-import { createApp } from '../src/http/app.js';
 import type { CorpusApp } from '../src/http/app.js';
-import { createAuthentication } from '../src/http/authentication.js';
-import { createOperations } from '../src/http/operations.js';
-import { requestScopedLogger } from '../src/http/middleware/request-id.js';
+import { assembleServer } from '../src/http/assemble.js';
 import type { Operations } from '../src/http/operations.js';
 import { createLogger } from '../src/logger.js';
 import { IndexHolder } from '../src/mcp/index-holder.js';
@@ -68,40 +66,24 @@ export async function startOpsServer(options: OpsServerOptions = {}): Promise<Op
     const s = serve({ fetch: (request) => ref.app!.app.fetch(request), hostname: '127.0.0.1', port: 0 }, () => resolve(s as Server));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // Wired as main.ts wires it: authentication's refusals feed the operations' metrics.
-  const authentication = createAuthentication({
-    auth: {
-      enabled: tokens !== undefined,
-      staticTokens: tokens ?? [],
-      tokensFile: undefined,
-      oauth: undefined,
-      resource: `${url}/mcp`,
-      allowUnauthenticated: false,
-      metricsToken,
-    },
-    logger: requestScopedLogger(logger),
-    onRefused: (reason) => ops.onAuthRefused(reason),
+  const config = loadConfig({
+    CORPUS_DIR: workDir,
+    LOG_QUERIES: String(logQueries),
+    ...(tokens === undefined ? {} : { AUTH_TOKENS: tokens.join(',') }),
+    ...(metricsToken === undefined ? {} : { METRICS_TOKEN: metricsToken }),
   });
-  const ops = createOperations({
+  const { corpusApp: created, ops, attach } = assembleServer({
+    config,
+    index: holder,
     logger,
     publicUrl: url,
-    index: holder,
-    authRequired: authentication.required,
-    ...(authentication.metricsGuard ? { metricsGuard: authentication.metricsGuard } : {}),
-  });
-  if (authentication.routes) ops.appOptions.routes.route('/', authentication.routes);
-  const created = createApp({
-    index: holder,
-    publicUrl: url,
-    logQueries,
-    ...(maxSessions === undefined ? {} : { maxSessions }),
-    ...(sessionIdleTtlMs === undefined ? {} : { sessionIdleTtlMs }),
-    ...ops.appOptions,
-    ...(authentication.authenticate ? { authenticate: authentication.authenticate } : {}),
-    onForeignSession: () => ops.onAuthRefused('session_principal_mismatch'),
+    overrides: {
+      ...(maxSessions === undefined ? {} : { maxSessions, maxSessionsPerPrincipal: maxSessions }),
+      ...(sessionIdleTtlMs === undefined ? {} : { sessionIdleTtlMs }),
+    },
   });
   ref.app = created;
-  ops.attach(server, created);
+  attach(server);
   holder.set({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
   await holder.wait();
 

@@ -12,12 +12,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { loadConfig } from '../../src/config.js';
 import type { Config } from '../../src/config.js';
 import { loadCorpus } from '../../src/corpus/load-corpus.js';
-import { createApp } from '../../src/http/app.js';
 import type { CorpusApp } from '../../src/http/app.js';
-import { createAuthentication } from '../../src/http/authentication.js';
+import { assembleServer } from '../../src/http/assemble.js';
 import type { AuthenticationOptions } from '../../src/http/authentication.js';
-import { requestScopedLogger } from '../../src/http/middleware/request-id.js';
-import { createOperations } from '../../src/http/operations.js';
 import { createLogger } from '../../src/logger.js';
 import { IndexHolder } from '../../src/mcp/index-holder.js';
 import { SearchIndex } from '../../src/search/search-index.js';
@@ -51,32 +48,17 @@ export async function startProtectedServer(
   const raw: string[] = [];
   const logger = createLogger({ level: 'debug', destination: { write: (chunk: string) => void raw.push(chunk) } });
 
-  const authentication = createAuthentication({
-    auth: config.auth,
-    fileTokens: options.fileTokens ?? [],
-    logger: requestScopedLogger(logger),
-    onRefused: (reason) => ops.onAuthRefused(reason),
-    ...(options.oauthTuning ? { oauthTuning: options.oauthTuning } : {}),
-  });
-  const ops = createOperations({
+  const { corpusApp: app, attach } = assembleServer({
+    config,
+    index: holder,
     logger,
-    publicUrl: config.publicUrl,
-    index: holder,
-    authRequired: authentication.required,
-    ...(authentication.metricsGuard ? { metricsGuard: authentication.metricsGuard } : {}),
-  });
-  if (authentication.routes) ops.appOptions.routes.route('/', authentication.routes);
-  const app = createApp({
-    index: holder,
-    publicUrl: config.publicUrl,
-    ...ops.appOptions,
-    ...(authentication.authenticate ? { authenticate: authentication.authenticate } : {}),
-    onForeignSession: () => ops.onAuthRefused('session_principal_mismatch'),
+    fileTokens: options.fileTokens ?? [],
+    ...(options.oauthTuning ? { oauthTuning: options.oauthTuning } : {}),
   });
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s as Server));
   });
-  ops.attach(server, app);
+  attach(server);
   holder.set({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -1,0 +1,79 @@
+// The whole server as configured: operations (request ids, logs, metrics, drain), authentication and
+// the app, wired to each other in one place. main.ts, the load tool and the end-to-end tests all call
+// this, so what the tests observe is what production runs.
+import type { Server } from 'node:http';
+import type { Config } from '../config.js';
+import type { AppLogger } from '../logger.js';
+import type { IndexHolder } from '../mcp/index-holder.js';
+import { createApp } from './app.js';
+import type { AppOptions, CorpusApp } from './app.js';
+import { createAuthentication } from './authentication.js';
+import type { Authentication, AuthenticationOptions } from './authentication.js';
+import { requestScopedLogger } from './middleware/request-id.js';
+import { createOperations } from './operations.js';
+import type { Operations } from './operations.js';
+
+export interface AssembleOptions {
+  config: Config;
+  /** The shared index; the caller builds it and sets it on the holder. */
+  index: IndexHolder;
+  logger: AppLogger;
+  /** Tokens read from AUTH_TOKENS_FILE at boot. Default none. */
+  fileTokens?: readonly string[];
+  /** Reported in the MCP initialize result. Default '0.0.0'. */
+  version?: string;
+  /** Origin clients use; default `config.publicUrl`. Tests pass the URL of their ephemeral port. */
+  publicUrl?: string;
+  /** Verifier tuning that is not configuration (e.g. a short JWKS cooldown in tests). */
+  oauthTuning?: AuthenticationOptions['oauthTuning'];
+  /** App options that config cannot express (e.g. an idle TTL in milliseconds for tests). Applied last. */
+  overrides?: Partial<Omit<AppOptions, 'index' | 'publicUrl'>>;
+}
+
+export interface AssembledServer {
+  corpusApp: CorpusApp;
+  ops: Operations;
+  authentication: Authentication;
+  /** Once listening: live session gauge and the drain's target. */
+  attach(server: Server): void;
+}
+
+export function assembleServer(options: AssembleOptions): AssembledServer {
+  const { config, index, logger, fileTokens = [], version = '0.0.0', oauthTuning, overrides = {} } = options;
+  const publicUrl = options.publicUrl ?? config.publicUrl;
+  // Refusals are counted by ops, built next; the hook only runs once requests arrive.
+  const authentication = createAuthentication({
+    auth: config.auth,
+    fileTokens,
+    logger: requestScopedLogger(logger),
+    onRefused: (reason) => ops.onAuthRefused(reason),
+    ...(oauthTuning ? { oauthTuning } : {}),
+  });
+  const ops = createOperations({
+    logger,
+    publicUrl,
+    index,
+    drainTimeoutMs: config.drainTimeoutMs,
+    authRequired: authentication.required,
+    ...(authentication.metricsGuard ? { metricsGuard: authentication.metricsGuard } : {}),
+  });
+  if (authentication.routes) ops.appOptions.routes.route('/', authentication.routes);
+  const corpusApp = createApp({
+    index,
+    publicUrl,
+    maxSessions: config.maxSessions,
+    sessionIdleTtlMs: config.sessionIdleTtlSeconds * 1000,
+    maxSessionsPerPrincipal: config.maxSessionsPerPrincipal,
+    maxBodyBytes: config.maxBodyBytes,
+    requestTimeoutMs: config.requestTimeoutMs,
+    maxConcurrentPerSession: config.maxConcurrentPerSession,
+    toolLimits: config.toolLimits,
+    serverInfo: { name: 'corpus-mcp', version },
+    logQueries: config.logQueries,
+    ...ops.appOptions,
+    ...(authentication.authenticate ? { authenticate: authentication.authenticate } : {}),
+    onForeignSession: () => ops.onAuthRefused('session_principal_mismatch'),
+    ...overrides,
+  });
+  return { corpusApp, ops, authentication, attach: (server) => ops.attach(server, corpusApp) };
+}
