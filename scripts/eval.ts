@@ -13,9 +13,12 @@ interface Variant {
   options: SearchIndexOptions;
 }
 
+// queryK3 1000 counts a repeated query term practically linearly: the ranking before query-side saturation.
 const variants: Variant[] = [
-  { name: 'BM25, body only (no fields, no feedback)', options: { titleWeight: 0, headingWeight: 0, feedbackWeight: 0 } },
-  { name: 'BM25F (title/heading fields), no feedback', options: { feedbackWeight: 0 } },
+  { name: 'BM25, body only, query terms linear (k3 1000)', options: { titleWeight: 0, headingWeight: 0, queryK3: 1000 } },
+  { name: 'BM25F (title/heading), query terms linear (k3 1000)', options: { queryK3: 1000 } },
+  { name: 'BM25, body only (no fields)', options: { titleWeight: 0, headingWeight: 0 } },
+  { name: 'BM25F, repeated query terms once (k3 0)', options: { queryK3: 0 } },
   { name: 'BM25F + RM3 feedback (λ 0.3, 5 chunks, 10 terms)', options: { feedbackWeight: 0.3 } },
   { name: 'BM25F + RM3 feedback (λ 0.1, 5 chunks, 20 terms)', options: { feedbackWeight: 0.1, feedbackTerms: 20 } },
   { name: 'shipped defaults', options: {} },

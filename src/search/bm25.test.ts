@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { combinedTf, idf, saturate, type Bm25Params } from './bm25.js';
+import { combinedTf, idf, queryTermWeight, saturate, type Bm25Params } from './bm25.js';
 
-const params: Bm25Params = { k1: 1.2, b: 0.75, titleWeight: 1.5, headingWeight: 1 };
+const params: Bm25Params = { k1: 1.2, b: 0.75, queryK3: 1.2, titleWeight: 1.5, headingWeight: 1 };
 
 describe('bm25', () => {
   describe('idf', () => {
@@ -59,6 +59,27 @@ describe('bm25', () => {
       expect(combinedTf(params, 0, 2, 0, 500, 100)).toBe(3);
       expect(combinedTf(params, 0, 0, 1, 500, 100)).toBe(1);
       expect(combinedTf({ ...params, titleWeight: 0 }, 0, 2, 0, 500, 100)).toBe(0);
+    });
+  });
+
+  describe('queryTermWeight', () => {
+    it('is 1 for a term written once in the query, whatever k3', () => {
+      for (const k3 of [0, 0.5, 1.2, 8, 1000]) expect(queryTermWeight(1, k3)).toBeCloseTo(1, 12);
+    });
+
+    it('counts a repeated term more than once but never as much as k3 + 1', () => {
+      let previous = 1;
+      for (const qtf of [2, 3, 5, 50]) {
+        const value = queryTermWeight(qtf, 1.2);
+        expect(value).toBeGreaterThan(previous);
+        expect(value).toBeLessThan(2.2);
+        previous = value;
+      }
+    });
+
+    it('counts each distinct term once when k3 is 0 and repeats almost linearly when k3 is large', () => {
+      expect(queryTermWeight(4, 0)).toBe(1);
+      expect(queryTermWeight(3, 1000)).toBeCloseTo(3, 1);
     });
   });
 });

@@ -1,4 +1,4 @@
-import type { Bm25Params } from './bm25.js';
+import { queryTermWeight, type Bm25Params } from './bm25.js';
 import type { InvertedIndex } from './inverted-index.js';
 import { createScoreScratch, maxScore, type ScoreScratch, type WeightedTerms } from './max-score.js';
 import { TopK } from './top-k.js';
@@ -14,14 +14,15 @@ export interface FeedbackParams {
  * pruning (max-score.ts), optionally refined by pseudo-relevance feedback in the manner of RM3
  * (Abdul-Jaleel et al., 2004):
  *
- * 1. First pass: score(c) = Σ qtf(t) · idf(t) · w(t, c) over the query's distinct terms.
+ * 1. First pass: score(c) = Σ qw(t) · idf(t) · w(t, c) over the query's distinct terms, where
+ *    qw(t) is the saturated query term frequency of bm25.ts (1 for a term written once).
  * 2. Take the F best chunks; weight each by its share s_i of their summed score and form the
  *    feedback model fb(t) = Σ_i s_i · tf(t, c_i) / |c_i| over their body terms.
  * 3. Keep the E terms with the highest fb(t) · idf(t) (idf keeps words common to every document
  *    from crowding out the distinctive ones) and renormalise fb over them to sum 1.
- * 4. Final query weight of each term: qtf(t) + μ · fb(t) with μ = λ · |q| / (1 - λ), which is the
- *    RM3 mixture (1 - λ) · qtf(t) / |q| + λ · fb(t) scaled by |q| / (1 - λ) so scores stay on the
- *    first pass's scale. A chunk's score is Σ weight(t) · idf(t) · w(t, c).
+ * 4. Final query weight of each term: qw(t) + μ · fb(t) with μ = λ · |q| / (1 - λ), |q| = Σ qw(t),
+ *    which is the RM3 mixture (1 - λ) · qw(t) / |q| + λ · fb(t) scaled by |q| / (1 - λ) so scores
+ *    stay on the first pass's scale. A chunk's score is Σ weight(t) · idf(t) · w(t, c).
  *
  * Scratch buffers are allocated once per index and reused; queries run one at a time on the event
  * loop, so sharing them is safe, and no query can observe another's state.
@@ -29,6 +30,7 @@ export interface FeedbackParams {
 export class QueryScorer {
   readonly #index: InvertedIndex;
   readonly #feedback: FeedbackParams;
+  readonly #queryK3: number;
   readonly #scratch: ScoreScratch;
   readonly #termWeight: Float64Array;
   readonly #termSeen: Uint8Array;
@@ -40,6 +42,7 @@ export class QueryScorer {
 
   constructor(index: InvertedIndex, params: Bm25Params & FeedbackParams) {
     this.#index = index;
+    this.#queryK3 = params.queryK3;
     this.#feedback = { feedbackWeight: params.feedbackWeight, feedbackChunks: params.feedbackChunks, feedbackTerms: params.feedbackTerms };
     this.#scratch = createScoreScratch(index.chunkCount);
     this.#termWeight = new Float64Array(index.termCount);
@@ -55,11 +58,9 @@ export class QueryScorer {
     const index = this.#index;
     const query: WeightedTerms = { ids: [], weights: [] };
     const slot = new Map<number, number>();
-    let queryLength = 0;
     for (const term of terms) {
       const id = index.termId(term);
       if (id < 0) continue;
-      queryLength += 1;
       const at = slot.get(id);
       if (at !== undefined) query.weights[at] = (query.weights[at] as number) + 1;
       else {
@@ -69,8 +70,12 @@ export class QueryScorer {
       }
     }
     if (query.ids.length === 0) return { ids: [], scores: [] };
-    const qtf = [...query.weights];
-    for (let i = 0; i < query.ids.length; i += 1) query.weights[i] = (qtf[i] as number) * (index.idf[query.ids[i] as number] as number);
+    let queryLength = 0;
+    for (let i = 0; i < query.ids.length; i += 1) {
+      const qw = queryTermWeight(query.weights[i] as number, this.#queryK3);
+      queryLength += qw;
+      query.weights[i] = qw * (index.idf[query.ids[i] as number] as number);
+    }
 
     if (this.#feedback.feedbackWeight > 0) this.#expand(query, queryLength, from, to);
     let top = this.#resultHeaps.get(topK);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Document } from '../corpus/document.js';
-import { combinedTf, idf, saturate } from './bm25.js';
+import { combinedTf, idf, queryTermWeight, saturate } from './bm25.js';
 import { SearchIndex } from './search-index.js';
 import { resolveSearchOptions, type SearchIndexOptions } from './search-options.js';
 import { createTokenizer } from './tokenizer.js';
@@ -41,7 +41,7 @@ function bruteForce(index: SearchIndex, options: SearchIndexOptions, query: stri
       const weight = tf(chunk, term);
       if (weight === 0) continue;
       const holding = chunks.filter((c) => tf(c, term) > 0).length;
-      score += count(queryTerms, term) * idf(total, holding) * saturate(weight, params.k1);
+      score += queryTermWeight(count(queryTerms, term), params.queryK3) * idf(total, holding) * saturate(weight, params.k1);
     }
     return score;
   });
@@ -70,6 +70,7 @@ const documents = fc
 const options = fc.record({
   k1: fc.double({ min: 0, max: 3, noNaN: true }),
   b: fc.double({ min: 0, max: 1, noNaN: true }),
+  queryK3: fc.constantFrom(0, 1.2, 8, 1000),
   titleWeight: fc.constantFrom(0, 0.5, 1, 1.5, 3),
   headingWeight: fc.constantFrom(0, 1, 2),
   chunkWords: fc.integer({ min: 20, max: 40 }),

@@ -14,6 +14,7 @@ describe('resolveSearchOptions', () => {
     [{ b: 1.5 }, 'b=1.5'],
     [{ k1: Number.NaN }, 'k1=NaN'],
     [{ titleWeight: -1 }, 'titleWeight=-1'],
+    [{ queryK3: 1001 }, 'queryK3=1001'],
     [{ feedbackWeight: 1 }, 'feedbackWeight=1'],
     [{ chunkWords: 60, overlapWords: 40 }, 'overlapWords=40'],
     [{ chunkSize: 3 } as never, '"chunkSize"'],

@@ -10,6 +10,12 @@ export interface SearchIndexOptions {
   k1?: number;
   /** BM25 length normalisation of the body, 0 (none) to 1 (full). Default 0.75. */
   b?: number;
+  /**
+   * Saturation of a term repeated in the query (Robertson's k3): a term written qtf times weighs
+   * qtf · (k3 + 1) / (k3 + qtf). 0 counts each distinct term once; 1000 counts repeats practically
+   * linearly. Default 1.2 (the same curve as k1 for documents); from 0 to 1000.
+   */
+  queryK3?: number;
   /** How much one occurrence in the document title counts against one in the body. Default 1; from 0 to 20. */
   titleWeight?: number;
   /** How much one occurrence in the chunk's heading path counts against one in the body. Default 1; from 0 to 20. */
@@ -32,6 +38,7 @@ export const DEFAULT_SEARCH_OPTIONS: ResolvedSearchOptions = Object.freeze({
   overlapWords: 40,
   k1: 1.2,
   b: 0.75,
+  queryK3: 1.2,
   titleWeight: 1,
   headingWeight: 1,
   feedbackWeight: 0,
@@ -50,6 +57,7 @@ const RANGES: Record<keyof SearchIndexOptions, Range> = {
   overlapWords: { min: 0, max: 2500, integer: true },
   k1: { min: 0, max: 10, integer: false },
   b: { min: 0, max: 1, integer: false },
+  queryK3: { min: 0, max: 1000, integer: false },
   titleWeight: { min: 0, max: 20, integer: false },
   headingWeight: { min: 0, max: 20, integer: false },
   feedbackWeight: { min: 0, max: 0.9, integer: false },
