@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findMatches, makeSnippet, SNIPPET_CHARS } from './snippet.js';
 import { createTokenizer } from './tokenizer.js';
@@ -35,6 +36,24 @@ describe('makeSnippet', () => {
     expect(snippet(text, 'absent').startsWith('filler0 filler1')).toBe(true);
   });
 
+  it('collapses whitespace exactly as replace(/\\s+/g, " ").trim() would', () => {
+    const piece = fc.constantFrom('a', 'word', ' ', '  ', '\n', '\t', '\u00a0', '\u2003', '\u3000', '\ufeff', '\u0001', 'é', '東', '😀');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 60 }), (pieces) => {
+        const text = pieces.join('');
+        expect(snippet(text, 'word')).toBe(text.replace(/\s+/g, ' ').trim());
+      }),
+    );
+  });
+
+  it('gives the same snippet when one term set serves many chunks', () => {
+    const terms = new Set(tokenizer.terms('fly launch region'));
+    const texts = [`${filler(80)} fly launch ${filler(80)}`, `${filler(60)} the region ${filler(90)}`, `launch ${filler(120)} fly`];
+    for (const text of texts) {
+      expect(makeSnippet(tokenizer, text, 0, text.length, terms)).toBe(snippet(text, 'fly launch region'));
+    }
+  });
+
   it('respects the chunk bounds inside a longer document', () => {
     const text = `before ${filler(10)} inside text here ${filler(10)} after`;
     const start = text.indexOf('inside');
@@ -54,5 +73,28 @@ describe('findMatches', () => {
     const chunk = 'preflight flight inflight';
     const found = findMatches(tokenizer, chunk, new Set(['flight']));
     expect(found.start.map((s, i) => chunk.slice(s, found.end[i]))).toEqual(['flight']);
+  });
+
+  it('finds Arabic words, emoji and combining marks', () => {
+    const chunk = 'قرأت الكتاب ثم 🚀 launch, then café and naïve';
+    const found = findMatches(tokenizer, chunk, new Set(tokenizer.terms('الكتاب 🚀 cafe')));
+    expect(found.start.map((s, i) => chunk.slice(s, found.end[i]))).toEqual(['الكتاب', '🚀', 'café']);
+  });
+
+  it('finds what tokenizing the whole chunk finds, for plain words', () => {
+    const vocabulary = ['study', 'studies', 'studying', 'cell', 'cells', "cell's", 'Cells', 'DNA', 'dna', 'the', 'of', 'run', 'running', 'runner', 'x1', 'fly', 'flies'];
+    const separator = fc.constantFrom(' ', ', ', '. ', '\n', ' (', ') ', '-', "'");
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom(...vocabulary), separator), { maxLength: 40 }), fc.subarray(vocabulary, { minLength: 1 }), (words, query) => {
+        const chunk = words.map(([word, sep]) => word + sep).join('');
+        const terms = new Set(tokenizer.terms(query.join(' ')));
+        const expected: string[] = [];
+        tokenizer.scan(chunk, (term, from, to) => {
+          if (terms.has(term)) expected.push(`${from}-${to}:${term}`);
+        });
+        const found = findMatches(tokenizer, chunk, terms);
+        expect(found.start.map((s, i) => `${s}-${found.end[i]}:${found.term[i]}`)).toEqual(expected);
+      }),
+    );
   });
 });

@@ -4,23 +4,82 @@ import type { Tokenizer } from './tokenizer.js';
 export const SNIPPET_CHARS = 300;
 
 const ELLIPSIS = '…';
-const SPACE = /\s/;
 const SPACES = /\s+/g;
 const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
 /** Characters that the tokenizer turns into bigrams or single-symbol terms, never into words. */
 const NOT_WORDISH = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Extended_Pictographic}]/u;
 
-interface Matches {
+/** Query-term matches in a chunk, in text order: match i spans `[start[i], end[i])` and is `term[i]`. */
+export interface Matches {
   start: number[];
   end: number[];
   term: string[];
+}
+
+/** What a snippet needs of one query term, worked out once per query rather than once per hit. */
+interface SnippetTerm {
+  term: string;
+  /** The text a word must start with: the term itself, or a Porter stem without its last letter. */
+  key: string;
+  /** A bigram or emoji term: found as a plain substring, with no word to normalise around it. */
+  unspaced: boolean;
+}
+
+interface CompiledQuery {
+  terms: readonly SnippetTerm[];
+  /** Word terms by the character code their key starts with: an array for ASCII, a map beyond. */
+  byAsciiCode: ReadonlyArray<readonly number[] | undefined>;
+  byOtherCode: ReadonlyMap<number, readonly number[]>;
+  /** Term → its index in `terms`. */
+  indexOf: ReadonlyMap<string, number>;
+  /** Indexes of the unspaced terms. */
+  unspaced: readonly number[];
+}
+
+/** Matches as parallel arrays, with terms as indexes into the query's SnippetTerm list. */
+interface FoundMatches {
+  start: number[];
+  end: number[];
+  termIndex: number[];
+}
+
+// The hits of one search share one term set (SearchIndex builds it once per query), so the per-term
+// work is keyed on that set and lives exactly as long as it does.
+const compiledQueries = new WeakMap<ReadonlySet<string>, CompiledQuery>();
+
+function compileQuery(queryTerms: ReadonlySet<string>): CompiledQuery {
+  let query = compiledQueries.get(queryTerms);
+  // A set changed after its first snippet (never the case in SearchIndex) is compiled again.
+  if (query === undefined || query.terms.length !== queryTerms.size) {
+    const terms = Array.from(queryTerms, (term): SnippetTerm => {
+      const unspaced = NOT_WORDISH.test(term);
+      // A Porter stem differs from its word at most in its last letter ("studi" ← "study"), so all
+      // but that letter is a prefix of the word.
+      return { term, key: unspaced || term.length <= 3 ? term : term.slice(0, -1), unspaced };
+    });
+    const byAsciiCode: Array<number[] | undefined> = Array.from({ length: 128 }, () => undefined);
+    const byOtherCode = new Map<number, number[]>();
+    const unspaced: number[] = [];
+    terms.forEach(({ key, unspaced: isUnspaced }, t) => {
+      if (isUnspaced) {
+        unspaced.push(t);
+        return;
+      }
+      const code = key.charCodeAt(0);
+      if (code < 128) byAsciiCode[code] = [...(byAsciiCode[code] ?? []), t];
+      else byOtherCode.set(code, [...(byOtherCode.get(code) ?? []), t]);
+    });
+    query = { terms, byAsciiCode, byOtherCode, indexOf: new Map(terms.map((t, i) => [t.term, i])), unspaced };
+    compiledQueries.set(queryTerms, query);
+  }
+  return query;
 }
 
 /**
  * A window of at most `maxChars` of `text[start, end)` around the densest cluster of query terms:
  * the span holding the most distinct query terms (then the most matches) that fits, centred, cut at
  * word boundaries, with whitespace runs collapsed and "…" marking each cut. Without any match, the
- * chunk's opening.
+ * chunk's opening. `queryTerms` must not change once passed: its per-term work is kept with it.
  */
 export function makeSnippet(
   tokenizer: Tokenizer,
@@ -31,38 +90,38 @@ export function makeSnippet(
   maxChars: number = SNIPPET_CHARS,
 ): string {
   const chunk = text.slice(start, end);
-  if (chunk.length <= maxChars) return chunk.replace(SPACES, ' ').trim();
-  const matches = findMatches(tokenizer, chunk, queryTerms);
+  if (chunk.length <= maxChars) return collapseSpaces(chunk);
+  const query = compileQuery(queryTerms);
+  const matches = collectMatches(tokenizer, chunk, query);
+  const count = matches.start.length;
 
+  // Slide a window over the matches (two pointers), counting each term's matches inside it.
   const budget = maxChars - 2 * ELLIPSIS.length;
+  const inWindow = new Int32Array(query.terms.length);
+  let distinct = 0;
   let bestFrom = 0;
   let bestTo = 0;
   let bestDistinct = 0;
   let bestCount = 0;
   let j = 0;
-  const inWindow = new Map<string, number>();
-  for (let i = 0; i < matches.start.length; i += 1) {
-    while (j < matches.start.length && (matches.end[j] as number) - (matches.start[i] as number) <= budget) {
-      const term = matches.term[j] as string;
-      inWindow.set(term, (inWindow.get(term) ?? 0) + 1);
+  for (let i = 0; i < count; i += 1) {
+    const from = matches.start[i] as number;
+    while (j < count && (matches.end[j] as number) - from <= budget) {
+      if (addTo(inWindow, matches.termIndex[j] as number, 1) === 1) distinct += 1;
       j += 1;
     }
     if (j === i) {
       // A single match longer than the budget: show its beginning.
+      if (addTo(inWindow, matches.termIndex[i] as number, 1) === 1) distinct += 1;
       j = i + 1;
-      inWindow.set(matches.term[i] as string, 1);
     }
-    const count = j - i;
-    if (inWindow.size > bestDistinct || (inWindow.size === bestDistinct && count > bestCount)) {
-      bestDistinct = inWindow.size;
-      bestCount = count;
-      bestFrom = matches.start[i] as number;
+    if (distinct > bestDistinct || (distinct === bestDistinct && j - i > bestCount)) {
+      bestDistinct = distinct;
+      bestCount = j - i;
+      bestFrom = from;
       bestTo = Math.min(matches.end[j - 1] as number, bestFrom + budget);
     }
-    const leaving = matches.term[i] as string;
-    const left = (inWindow.get(leaving) ?? 1) - 1;
-    if (left === 0) inWindow.delete(leaving);
-    else inWindow.set(leaving, left);
+    if (addTo(inWindow, matches.termIndex[i] as number, -1) === 0) distinct -= 1;
   }
 
   // Centre the matched span in the budget, keep the window inside the chunk, cut at spaces.
@@ -71,74 +130,151 @@ export function makeSnippet(
   from = Math.max(0, to - budget);
   let cutFrom = from;
   if (cutFrom > 0) {
-    while (cutFrom < bestFrom && !SPACE.test(chunk[cutFrom - 1] ?? ' ')) cutFrom += 1;
+    while (cutFrom < bestFrom && !isSpace(chunk.charCodeAt(cutFrom - 1))) cutFrom += 1;
   }
   let cutTo = to;
   if (cutTo < chunk.length) {
-    while (cutTo > Math.max(bestTo, cutFrom + 1) && !SPACE.test(chunk[cutTo] ?? ' ')) cutTo -= 1;
+    while (cutTo > Math.max(bestTo, cutFrom + 1) && !isSpace(chunk.charCodeAt(cutTo))) cutTo -= 1;
   }
-  const body = chunk.slice(cutFrom, cutTo).replace(SPACES, ' ').trim();
+  const body = collapseSpaces(chunk.slice(cutFrom, cutTo));
   return `${cutFrom > 0 ? ELLIPSIS : ''}${body}${cutTo < chunk.length ? ELLIPSIS : ''}`;
 }
 
 /**
- * Where the query terms occur in `chunk`, in text order. Rather than tokenizing the whole chunk,
- * it looks up each term without its last letter with indexOf and normalises only the words found
- * there, which is an order of magnitude faster. A word whose term is not, but for its last letter,
- * a prefix of the lowercased word (a folded diacritic, an apostrophe inside the word, a rare Porter
- * rewrite) can be missed; the snippet is then centred on the other matches, and ranking is unaffected.
+ * Where the query terms occur in `chunk`, in text order. Rather than tokenizing the whole chunk, it
+ * walks the lowercased chunk's words once and normalises only those that start with a query term
+ * (without its last letter), which is an order of magnitude faster. A word whose term is not, but for
+ * its last letter, a prefix of the lowercased word (a folded diacritic, an apostrophe inside the word,
+ * a rare Porter rewrite) can be missed; the snippet is then centred on the other matches, and ranking
+ * is unaffected. Bigram and emoji terms are found as substrings.
  */
 export function findMatches(tokenizer: Tokenizer, chunk: string, queryTerms: ReadonlySet<string>): Matches {
+  const query = compileQuery(queryTerms);
+  const found = collectMatches(tokenizer, chunk, query);
+  return { start: found.start, end: found.end, term: found.termIndex.map((t) => (query.terms[t] as SnippetTerm).term) };
+}
+
+function collectMatches(tokenizer: Tokenizer, chunk: string, query: CompiledQuery): FoundMatches {
   const lower = chunk.toLowerCase();
   // Lowercasing can change the length of a few characters (İ); fall back to a full scan then.
-  if (lower.length !== chunk.length) return scanMatches(tokenizer, chunk, queryTerms);
-  const found: Array<[number, number, string]> = [];
-  for (const term of queryTerms) {
-    if (NOT_WORDISH.test(term)) {
-      for (let at = lower.indexOf(term); at >= 0; at = lower.indexOf(term, at + 1)) found.push([at, at + term.length, term]);
+  if (lower.length !== chunk.length) return scanMatches(tokenizer, chunk, query);
+  const found: FoundMatches = { start: [], end: [], termIndex: [] };
+  const { terms, byAsciiCode, byOtherCode, indexOf } = query;
+  const length = lower.length;
+  let at = 0;
+  while (at < length) {
+    const first = lower.charCodeAt(at);
+    if (!isWordCode(first)) {
+      at += 1;
       continue;
     }
-    // A Porter stem differs from its word at most in its last letter ("studi" ← "study"), so all
-    // but that letter is a prefix of the word: a long key that few other words share.
-    const key = term.length > 3 ? term.slice(0, -1) : term;
-    for (let at = lower.indexOf(key); at >= 0; at = lower.indexOf(key, at + 1)) {
-      if (at > 0 && isWordChar(lower, at - 1)) continue;
-      if (at > 1 && isApostrophe(lower, at - 1) && isWordChar(lower, at - 2)) continue;
-      let wordEnd = at + key.length;
-      while (wordEnd < lower.length) {
-        if (isWordChar(lower, wordEnd)) wordEnd += 1;
-        else if (isApostrophe(lower, wordEnd) && wordEnd + 1 < lower.length && isWordChar(lower, wordEnd + 1)) wordEnd += 2;
-        else break;
+    // A word: letters, marks and digits, with apostrophes inside it ("alzheimer's").
+    let wordEnd = at + 1;
+    while (wordEnd < length) {
+      const code = lower.charCodeAt(wordEnd);
+      if (isWordCode(code)) wordEnd += 1;
+      else if (isApostrophe(code) && wordEnd + 1 < length && isWordCode(lower.charCodeAt(wordEnd + 1))) wordEnd += 2;
+      else break;
+    }
+    const candidates = first < 128 ? byAsciiCode[first] : byOtherCode.get(first);
+    if (candidates !== undefined) {
+      for (const t of candidates) {
+        const { term, key } = terms[t] as SnippetTerm;
+        if (key.length > wordEnd - at || !lower.startsWith(key, at)) continue;
+        // The word spelled exactly as a term reuses that (interned) string as the memo key; the
+        // tokenizer lowercases first, so the lowercased word normalises as the original does.
+        const normalized =
+          wordEnd - at === term.length && lower.startsWith(term, at) ? tokenizer.normalizeWord(term) : tokenizer.normalizeWord(lower.slice(at, wordEnd));
+        const matched = indexOf.get(normalized);
+        if (matched !== undefined) {
+          found.start.push(at);
+          found.end.push(wordEnd);
+          found.termIndex.push(matched);
+        }
+        break;
       }
-      if (tokenizer.normalizeWord(chunk.slice(at, wordEnd)) === term) found.push([at, wordEnd, term]);
-      at = wordEnd - 1;
+    }
+    at = wordEnd;
+  }
+  if (query.unspaced.length === 0) return found;
+
+  for (const t of query.unspaced) {
+    const { key } = terms[t] as SnippetTerm;
+    for (let from = lower.indexOf(key); from >= 0; from = lower.indexOf(key, from + 1)) {
+      found.start.push(from);
+      found.end.push(from + key.length);
+      found.termIndex.push(t);
     }
   }
-  found.sort((a, b) => a[0] - b[0]);
-  return { start: found.map((m) => m[0]), end: found.map((m) => m[1]), term: found.map((m) => m[2]) };
+  const { start, end, termIndex } = found;
+  const order = start.map((_, i) => i).sort((a, b) => (start[a] as number) - (start[b] as number) || a - b);
+  return { start: order.map((i) => start[i] as number), end: order.map((i) => end[i] as number), termIndex: order.map((i) => termIndex[i] as number) };
 }
 
 /** The exact, slower path: tokenize the whole chunk. */
-function scanMatches(tokenizer: Tokenizer, chunk: string, queryTerms: ReadonlySet<string>): Matches {
-  const matches: Matches = { start: [], end: [], term: [] };
+function scanMatches(tokenizer: Tokenizer, chunk: string, { indexOf }: CompiledQuery): FoundMatches {
+  const found: FoundMatches = { start: [], end: [], termIndex: [] };
   tokenizer.scan(chunk, (term, from, to) => {
-    if (queryTerms.has(term)) {
-      matches.start.push(from);
-      matches.end.push(to);
-      matches.term.push(term);
+    const t = indexOf.get(term);
+    if (t !== undefined) {
+      found.start.push(from);
+      found.end.push(to);
+      found.termIndex.push(t);
     }
   });
-  return matches;
+  return found;
 }
 
-function isWordChar(text: string, at: number): boolean {
-  const code = text.charCodeAt(at);
-  if (code < 128) return (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || (code >= 65 && code <= 90);
-  const ch = text[at] ?? '';
-  return WORD_CHAR.test(ch) && !NOT_WORDISH.test(ch);
+/**
+ * `text` with each whitespace run made one space and the ends trimmed, as `replace(/\s+/g, ' ').trim()`
+ * does; most windows already are, and a scan of their character codes is cheaper than the regex.
+ */
+function collapseSpaces(text: string): string {
+  const last = text.length - 1;
+  for (let i = 0; i <= last; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code === 32) {
+      if (i === 0 || i === last || text.charCodeAt(i + 1) === 32) return text.replace(SPACES, ' ').trim();
+    } else if (code < 32 || (code >= 0xa0 && isSpace(code))) {
+      return text.replace(SPACES, ' ').trim();
+    }
+  }
+  return text;
 }
 
-function isApostrophe(text: string, at: number): boolean {
-  const code = text.charCodeAt(at);
+/** Adds `delta` to `counts[at]` and returns the new count. */
+function addTo(counts: Int32Array, at: number, delta: number): number {
+  const count = (counts[at] as number) + delta;
+  counts[at] = count;
+  return count;
+}
+
+/** Exactly the characters of the regex class `\s`. */
+function isSpace(code: number): boolean {
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return (
+    code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff
+  );
+}
+
+/** 1 for the ASCII letters and digits. */
+const ASCII_WORD = Uint8Array.from({ length: 128 }, (_, code) => (/[a-z0-9]/i.test(String.fromCharCode(code)) ? 1 : 0));
+
+/** Word characters outside ASCII, memoised per UTF-16 code unit: 0 not yet known, 1 word, 2 not. */
+const wordCodes = new Uint8Array(0x10000);
+
+/** Whether a code unit is a letter, mark or digit of a spaced script (as the tokenizer's words are). */
+function isWordCode(code: number): boolean {
+  if (code < 128) return ASCII_WORD[code] === 1;
+  let known = wordCodes[code] as number;
+  if (known === 0) {
+    const ch = String.fromCharCode(code);
+    known = WORD_CHAR.test(ch) && !NOT_WORDISH.test(ch) ? 1 : 2;
+    wordCodes[code] = known;
+  }
+  return known === 1;
+}
+
+function isApostrophe(code: number): boolean {
   return code === 39 || code === 0x2019;
 }
