@@ -29,6 +29,11 @@ interface CompiledQuery {
   terms: readonly SnippetTerm[];
   /** Word terms by the character code their key starts with: an array for ASCII, a map beyond. */
   byAsciiCode: ReadonlyArray<readonly number[] | undefined>;
+  /**
+   * For each ASCII first letter, bit `c & 31` is set for the code c of each such key's second letter
+   * (all bits for a one-letter key): a cheap test that turns most words away before any string compare.
+   */
+  secondMask: Int32Array;
   byOtherCode: ReadonlyMap<number, readonly number[]>;
   /** Term → its index in `terms`. */
   indexOf: ReadonlyMap<string, number>;
@@ -59,6 +64,7 @@ function compileQuery(queryTerms: ReadonlySet<string>): CompiledQuery {
     });
     const byAsciiCode: Array<number[] | undefined> = Array.from({ length: 128 }, () => undefined);
     const byOtherCode = new Map<number, number[]>();
+    const secondMask = new Int32Array(128);
     const unspaced: number[] = [];
     terms.forEach(({ key, unspaced: isUnspaced }, t) => {
       if (isUnspaced) {
@@ -66,10 +72,12 @@ function compileQuery(queryTerms: ReadonlySet<string>): CompiledQuery {
         return;
       }
       const code = key.charCodeAt(0);
-      if (code < 128) byAsciiCode[code] = [...(byAsciiCode[code] ?? []), t];
-      else byOtherCode.set(code, [...(byOtherCode.get(code) ?? []), t]);
+      if (code < 128) {
+        byAsciiCode[code] = [...(byAsciiCode[code] ?? []), t];
+        secondMask[code] = (secondMask[code] as number) | (key.length === 1 ? -1 : 1 << (key.charCodeAt(1) & 31));
+      } else byOtherCode.set(code, [...(byOtherCode.get(code) ?? []), t]);
     });
-    query = { terms, byAsciiCode, byOtherCode, indexOf: new Map(terms.map((t, i) => [t.term, i])), unspaced };
+    query = { terms, byAsciiCode, secondMask, byOtherCode, indexOf: new Map(terms.map((t, i) => [t.term, i])), unspaced };
     compiledQueries.set(queryTerms, query);
   }
   return query;
@@ -159,7 +167,7 @@ function collectMatches(tokenizer: Tokenizer, chunk: string, query: CompiledQuer
   // Lowercasing can change the length of a few characters (İ); fall back to a full scan then.
   if (lower.length !== chunk.length) return scanMatches(tokenizer, chunk, query);
   const found: FoundMatches = { start: [], end: [], termIndex: [] };
-  const { terms, byAsciiCode, byOtherCode, indexOf } = query;
+  const { terms, byAsciiCode, secondMask, byOtherCode, indexOf } = query;
   const length = lower.length;
   let at = 0;
   while (at < length) {
@@ -168,6 +176,9 @@ function collectMatches(tokenizer: Tokenizer, chunk: string, query: CompiledQuer
       at += 1;
       continue;
     }
+    let candidates: readonly number[] | undefined;
+    if (first >= 128) candidates = byOtherCode.get(first);
+    else if ((((secondMask[first] as number) >>> (lower.charCodeAt(at + 1) & 31)) & 1) === 1) candidates = byAsciiCode[first];
     // A word: letters, marks and digits, with apostrophes inside it ("alzheimer's").
     let wordEnd = at + 1;
     while (wordEnd < length) {
@@ -176,7 +187,6 @@ function collectMatches(tokenizer: Tokenizer, chunk: string, query: CompiledQuer
       else if (isApostrophe(code) && wordEnd + 1 < length && isWordCode(lower.charCodeAt(wordEnd + 1))) wordEnd += 2;
       else break;
     }
-    const candidates = first < 128 ? byAsciiCode[first] : byOtherCode.get(first);
     if (candidates !== undefined) {
       for (const t of candidates) {
         const { term, key } = terms[t] as SnippetTerm;
