@@ -4,7 +4,7 @@ import { InvertedIndex, type ChunkTerms } from './inverted-index.js';
 import { QueryScorer } from './query-scorer.js';
 import { SearchError } from './search-error.js';
 import { resolveSearchOptions, type ResolvedSearchOptions, type SearchIndexOptions } from './search-options.js';
-import { makeSnippet } from './snippet.js';
+import { makeSnippet, SnippetQuery } from './snippet.js';
 import { createTokenizer, type Tokenizer } from './tokenizer.js';
 
 export type { SearchIndexOptions } from './search-options.js';
@@ -279,15 +279,15 @@ interface BuiltChunks {
   terms: ChunkTerms[];
 }
 
-/** The query's terms as a set, built only when a snippet is first read. */
+/** The query's terms, compiled for snippets when a snippet is first read and shared by all hits. */
 class QueryTerms {
-  #set: ReadonlySet<string> | undefined;
+  #snippetQuery: SnippetQuery | undefined;
 
   constructor(readonly terms: readonly string[]) {}
 
-  set(): ReadonlySet<string> {
-    this.#set ??= new Set(this.terms);
-    return this.#set;
+  snippetQuery(): SnippetQuery {
+    this.#snippetQuery ??= new SnippetQuery(this.terms);
+    return this.#snippetQuery;
   }
 }
 
@@ -325,7 +325,7 @@ class LazyHit implements SearchHit {
   }
 
   get snippet(): string {
-    this.#snippet ??= makeSnippet(this.#tokenizer, this.#text, this.start, this.end, this.#queryTerms.set());
+    this.#snippet ??= makeSnippet(this.#tokenizer, this.#text, this.start, this.end, this.#queryTerms.snippetQuery());
     return this.#snippet;
   }
 

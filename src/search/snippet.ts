@@ -16,7 +16,7 @@ export interface Matches {
   term: string[];
 }
 
-/** What a snippet needs of one query term, worked out once per query rather than once per hit. */
+/** What a snippet needs of one query term. */
 interface SnippetTerm {
   term: string;
   /** The text a word must start with: the term itself, or a Porter stem without its last letter. */
@@ -25,20 +25,47 @@ interface SnippetTerm {
   unspaced: boolean;
 }
 
-interface CompiledQuery {
-  terms: readonly SnippetTerm[];
-  /** Word terms by the character code their key starts with: an array for ASCII, a map beyond. */
-  byAsciiCode: ReadonlyArray<readonly number[] | undefined>;
+/**
+ * The query side of snippets, worked out once per query and shared by all its hits: the terms, the
+ * text each term's words start with, and a table to turn most words away at their first two letters.
+ */
+export class SnippetQuery {
+  readonly terms: readonly SnippetTerm[];
   /**
    * For each ASCII first letter, bit `c & 31` is set for the code c of each such key's second letter
    * (all bits for a one-letter key): a cheap test that turns most words away before any string compare.
    */
-  secondMask: Int32Array;
-  byOtherCode: ReadonlyMap<number, readonly number[]>;
+  readonly secondMask = new Int32Array(128);
+  /** Word terms by the character code their key starts with. */
+  readonly byFirstCode = new Map<number, number[]>();
   /** Term → its index in `terms`. */
-  indexOf: ReadonlyMap<string, number>;
+  readonly indexOf = new Map<string, number>();
   /** Indexes of the unspaced terms. */
-  unspaced: readonly number[];
+  readonly unspaced: number[] = [];
+
+  constructor(queryTerms: Iterable<string>) {
+    const terms: SnippetTerm[] = [];
+    for (const term of queryTerms) {
+      if (this.indexOf.has(term)) continue;
+      const t = terms.length;
+      const unspaced = !isAscii(term) && NOT_WORDISH.test(term);
+      // A Porter stem differs from its word at most in its last letter ("studi" ← "study"), so all
+      // but that letter is a prefix of the word.
+      const key = unspaced || term.length <= 3 ? term : term.slice(0, -1);
+      terms.push({ term, key, unspaced });
+      this.indexOf.set(term, t);
+      if (unspaced) {
+        this.unspaced.push(t);
+        continue;
+      }
+      const code = key.charCodeAt(0);
+      const bucket = this.byFirstCode.get(code);
+      if (bucket === undefined) this.byFirstCode.set(code, [t]);
+      else bucket.push(t);
+      if (code < 128) this.secondMask[code] = (this.secondMask[code] as number) | (key.length === 1 ? -1 : 1 << (key.charCodeAt(1) & 31));
+    }
+    this.terms = terms;
+  }
 }
 
 /** Matches as parallel arrays, with terms as indexes into the query's SnippetTerm list. */
@@ -48,58 +75,23 @@ interface FoundMatches {
   termIndex: number[];
 }
 
-// The hits of one search share one term set (SearchIndex builds it once per query), so the per-term
-// work is keyed on that set and lives exactly as long as it does.
-const compiledQueries = new WeakMap<ReadonlySet<string>, CompiledQuery>();
-
-function compileQuery(queryTerms: ReadonlySet<string>): CompiledQuery {
-  let query = compiledQueries.get(queryTerms);
-  // A set changed after its first snippet (never the case in SearchIndex) is compiled again.
-  if (query === undefined || query.terms.length !== queryTerms.size) {
-    const terms = Array.from(queryTerms, (term): SnippetTerm => {
-      const unspaced = NOT_WORDISH.test(term);
-      // A Porter stem differs from its word at most in its last letter ("studi" ← "study"), so all
-      // but that letter is a prefix of the word.
-      return { term, key: unspaced || term.length <= 3 ? term : term.slice(0, -1), unspaced };
-    });
-    const byAsciiCode: Array<number[] | undefined> = Array.from({ length: 128 }, () => undefined);
-    const byOtherCode = new Map<number, number[]>();
-    const secondMask = new Int32Array(128);
-    const unspaced: number[] = [];
-    terms.forEach(({ key, unspaced: isUnspaced }, t) => {
-      if (isUnspaced) {
-        unspaced.push(t);
-        return;
-      }
-      const code = key.charCodeAt(0);
-      if (code < 128) {
-        byAsciiCode[code] = [...(byAsciiCode[code] ?? []), t];
-        secondMask[code] = (secondMask[code] as number) | (key.length === 1 ? -1 : 1 << (key.charCodeAt(1) & 31));
-      } else byOtherCode.set(code, [...(byOtherCode.get(code) ?? []), t]);
-    });
-    query = { terms, byAsciiCode, secondMask, byOtherCode, indexOf: new Map(terms.map((t, i) => [t.term, i])), unspaced };
-    compiledQueries.set(queryTerms, query);
-  }
-  return query;
-}
-
 /**
  * A window of at most `maxChars` of `text[start, end)` around the densest cluster of query terms:
  * the span holding the most distinct query terms (then the most matches) that fits, centred, cut at
  * word boundaries, with whitespace runs collapsed and "…" marking each cut. Without any match, the
- * chunk's opening. `queryTerms` must not change once passed: its per-term work is kept with it.
+ * chunk's opening. Pass a SnippetQuery when several chunks are cut for the same query.
  */
 export function makeSnippet(
   tokenizer: Tokenizer,
   text: string,
   start: number,
   end: number,
-  queryTerms: ReadonlySet<string>,
+  queryTerms: ReadonlySet<string> | SnippetQuery,
   maxChars: number = SNIPPET_CHARS,
 ): string {
   const chunk = text.slice(start, end);
   if (chunk.length <= maxChars) return collapseSpaces(chunk);
-  const query = compileQuery(queryTerms);
+  const query = queryTerms instanceof SnippetQuery ? queryTerms : new SnippetQuery(queryTerms);
   const matches = collectMatches(tokenizer, chunk, query);
   const count = matches.start.length;
 
@@ -156,18 +148,18 @@ export function makeSnippet(
  * a rare Porter rewrite) can be missed; the snippet is then centred on the other matches, and ranking
  * is unaffected. Bigram and emoji terms are found as substrings.
  */
-export function findMatches(tokenizer: Tokenizer, chunk: string, queryTerms: ReadonlySet<string>): Matches {
-  const query = compileQuery(queryTerms);
+export function findMatches(tokenizer: Tokenizer, chunk: string, queryTerms: ReadonlySet<string> | SnippetQuery): Matches {
+  const query = queryTerms instanceof SnippetQuery ? queryTerms : new SnippetQuery(queryTerms);
   const found = collectMatches(tokenizer, chunk, query);
   return { start: found.start, end: found.end, term: found.termIndex.map((t) => (query.terms[t] as SnippetTerm).term) };
 }
 
-function collectMatches(tokenizer: Tokenizer, chunk: string, query: CompiledQuery): FoundMatches {
+function collectMatches(tokenizer: Tokenizer, chunk: string, query: SnippetQuery): FoundMatches {
   const lower = chunk.toLowerCase();
   // Lowercasing can change the length of a few characters (İ); fall back to a full scan then.
   if (lower.length !== chunk.length) return scanMatches(tokenizer, chunk, query);
   const found: FoundMatches = { start: [], end: [], termIndex: [] };
-  const { terms, byAsciiCode, secondMask, byOtherCode, indexOf } = query;
+  const { terms, secondMask, byFirstCode, indexOf } = query;
   const length = lower.length;
   let at = 0;
   while (at < length) {
@@ -177,8 +169,7 @@ function collectMatches(tokenizer: Tokenizer, chunk: string, query: CompiledQuer
       continue;
     }
     let candidates: readonly number[] | undefined;
-    if (first >= 128) candidates = byOtherCode.get(first);
-    else if ((((secondMask[first] as number) >>> (lower.charCodeAt(at + 1) & 31)) & 1) === 1) candidates = byAsciiCode[first];
+    if (first >= 128 || (((secondMask[first] as number) >>> (lower.charCodeAt(at + 1) & 31)) & 1) === 1) candidates = byFirstCode.get(first);
     // A word: letters, marks and digits, with apostrophes inside it ("alzheimer's").
     let wordEnd = at + 1;
     while (wordEnd < length) {
@@ -222,7 +213,7 @@ function collectMatches(tokenizer: Tokenizer, chunk: string, query: CompiledQuer
 }
 
 /** The exact, slower path: tokenize the whole chunk. */
-function scanMatches(tokenizer: Tokenizer, chunk: string, { indexOf }: CompiledQuery): FoundMatches {
+function scanMatches(tokenizer: Tokenizer, chunk: string, { indexOf }: SnippetQuery): FoundMatches {
   const found: FoundMatches = { start: [], end: [], termIndex: [] };
   tokenizer.scan(chunk, (term, from, to) => {
     const t = indexOf.get(term);
@@ -250,6 +241,11 @@ function collapseSpaces(text: string): string {
     }
   }
   return text;
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i += 1) if (text.charCodeAt(i) >= 128) return false;
+  return true;
 }
 
 /** Adds `delta` to `counts[at]` and returns the new count. */
