@@ -42,11 +42,16 @@ export class SnippetQuery {
   readonly indexOf = new Map<string, number>();
   /** Indexes of the unspaced terms. */
   readonly unspaced: number[] = [];
+  /**
+   * Lowercased word → index of the term it normalises to, or -1: the hits of one query meet the same
+   * few words again, and this small map stays in cache where the tokenizer's corpus-wide memo does not.
+   */
+  readonly wordTerms = new Map<string, number>();
 
   constructor(queryTerms: Iterable<string>) {
     const terms: SnippetTerm[] = [];
     for (const term of queryTerms) {
-      if (this.indexOf.has(term)) continue;
+      if (term === '' || this.indexOf.has(term)) continue;
       const t = terms.length;
       const unspaced = !isAscii(term) && NOT_WORDISH.test(term);
       // A Porter stem differs from its word at most in its last letter ("studi" ← "study"), so all
@@ -159,7 +164,7 @@ function collectMatches(tokenizer: Tokenizer, chunk: string, query: SnippetQuery
   // Lowercasing can change the length of a few characters (İ); fall back to a full scan then.
   if (lower.length !== chunk.length) return scanMatches(tokenizer, chunk, query);
   const found: FoundMatches = { start: [], end: [], termIndex: [] };
-  const { terms, secondMask, byFirstCode, indexOf } = query;
+  const { terms, secondMask, byFirstCode, indexOf, wordTerms } = query;
   const length = lower.length;
   let at = 0;
   while (at < length) {
@@ -182,12 +187,15 @@ function collectMatches(tokenizer: Tokenizer, chunk: string, query: SnippetQuery
       for (const t of candidates) {
         const { term, key } = terms[t] as SnippetTerm;
         if (key.length > wordEnd - at || !lower.startsWith(key, at)) continue;
-        // The word spelled exactly as a term reuses that (interned) string as the memo key; the
-        // tokenizer lowercases first, so the lowercased word normalises as the original does.
-        const normalized =
-          wordEnd - at === term.length && lower.startsWith(term, at) ? tokenizer.normalizeWord(term) : tokenizer.normalizeWord(lower.slice(at, wordEnd));
-        const matched = indexOf.get(normalized);
-        if (matched !== undefined) {
+        // The word spelled exactly as a term reuses that string as the memo key. The tokenizer
+        // lowercases first, so the lowercased word normalises as the original does.
+        const word = wordEnd - at === term.length && lower.startsWith(term, at) ? term : lower.slice(at, wordEnd);
+        let matched = wordTerms.get(word);
+        if (matched === undefined) {
+          matched = indexOf.get(tokenizer.normalizeWord(word)) ?? -1;
+          wordTerms.set(word, matched);
+        }
+        if (matched >= 0) {
           found.start.push(at);
           found.end.push(wordEnd);
           found.termIndex.push(matched);
