@@ -1,11 +1,11 @@
 // A real listening server assembled exactly as main.ts assembles it (createOperations + createApp),
 // over a temp corpus, with its log lines captured as parsed JSON, for the metrics and logging
 // end-to-end tests.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -19,7 +19,7 @@ import { IndexHolder } from '../src/mcp/index-holder.js';
 import { SearchIndex } from '../src/search/search-index.js';
 import { parseExposition } from './metrics-exposition.js';
 import type { Sample } from './metrics-exposition.js';
-import { SAMPLE_FILES } from './support/sample-corpus.js';
+import { writeCorpusFiles } from './support/sample-corpus.js';
 
 export interface OpsServerOptions {
   /** Static bearer tokens; omit to serve without auth. */
@@ -50,10 +50,7 @@ export interface OpsServer {
 export async function startOpsServer(options: OpsServerOptions = {}): Promise<OpsServer> {
   const { tokens, metricsToken, logQueries = false, maxSessions, sessionIdleTtlMs } = options;
   const workDir = await mkdtemp(join(tmpdir(), 'corpus-mcp-ops-'));
-  for (const [path, content] of Object.entries(SAMPLE_FILES)) {
-    await mkdir(dirname(join(workDir, path)), { recursive: true });
-    await writeFile(join(workDir, path), content);
-  }
+  await writeCorpusFiles(workDir);
   const corpus = await loadCorpus(workDir);
   const holder = new IndexHolder();
 

@@ -1,11 +1,11 @@
 // A real listening corpus-mcp with authentication, assembled from an environment exactly as main.ts
 // assembles it (loadConfig → createAuthentication → createOperations → createApp), over the sample
 // corpus, with every log line captured so tests can check that no token is ever written.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -18,7 +18,7 @@ import type { AuthenticationOptions } from '../../src/http/authentication.js';
 import { createLogger } from '../../src/logger.js';
 import { IndexHolder } from '../../src/mcp/index-holder.js';
 import { SearchIndex } from '../../src/search/search-index.js';
-import { SAMPLE_FILES } from '../support/sample-corpus.js';
+import { writeCorpusFiles } from '../support/sample-corpus.js';
 
 export interface ProtectedServer {
   /** http://127.0.0.1:<port> — where the tests connect (PUBLIC_URL may differ, as behind a proxy). */
@@ -39,10 +39,7 @@ export async function startProtectedServer(
 ): Promise<ProtectedServer> {
   const config = loadConfig(env);
   const workDir = await mkdtemp(join(tmpdir(), 'corpus-mcp-auth-'));
-  for (const [path, content] of Object.entries(SAMPLE_FILES)) {
-    await mkdir(dirname(join(workDir, path)), { recursive: true });
-    await writeFile(join(workDir, path), content);
-  }
+  await writeCorpusFiles(workDir);
   const corpus = await loadCorpus(workDir);
   const holder = new IndexHolder();
   const raw: string[] = [];

@@ -1,5 +1,7 @@
 // A small corpus written by the tests: a few short documents, one long enough for several chunks,
 // a nested folder, and files the loader must skip.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 const paragraph = (topic: string, n: number) =>
   `Paragraph ${n} about ${topic}. The lighthouse keeper logs the weather every hour, trims the wick, ` +
@@ -17,3 +19,12 @@ export const SAMPLE_FILES: Record<string, string | Buffer> = {
 };
 
 export const SAMPLE_SOURCES = ['guides/baking.md', 'guides/gardening.md', 'lighthouse.md', 'notes/emoji-😀.txt'];
+
+/** Writes `files` (path → content, nested folders allowed) under `dir`. */
+export async function writeCorpusFiles(dir: string, files: Record<string, string | Buffer> = SAMPLE_FILES): Promise<void> {
+  for (const [path, content] of Object.entries(files)) {
+    const target = join(dir, path);
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, content);
+  }
+}

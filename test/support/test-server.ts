@@ -1,11 +1,11 @@
 // Starts the real app on an ephemeral loopback port, over a corpus written to a temp folder (or the
 // bundled one), for end-to-end tests and scripts. The index is built the way main builds it, either at
 // once or when the test says so (to observe readiness).
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { ServerType } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,6 +15,7 @@ import { createApp } from '../../src/http/app.js';
 import type { AppOptions, CorpusApp } from '../../src/http/app.js';
 import { IndexHolder } from '../../src/mcp/index-holder.js';
 import { SearchIndex } from '../../src/search/search-index.js';
+import { writeCorpusFiles } from './sample-corpus.js';
 
 export interface TestServerOptions extends Partial<Omit<AppOptions, 'index' | 'publicUrl'>> {
   /** Files to write into a fresh temp corpus, path → content. */
@@ -46,11 +47,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const workDir = await mkdtemp(join(tmpdir(), 'corpus-mcp-test-'));
   const corpusDir = givenDir ?? join(workDir, 'corpus');
   if (!givenDir) {
-    for (const [path, content] of Object.entries(files)) {
-      const target = join(corpusDir, path);
-      await mkdir(dirname(target), { recursive: true });
-      await writeFile(target, content);
-    }
+    await writeCorpusFiles(corpusDir, files);
   }
   const corpus = await loadCorpus(corpusDir);
   const holder = new IndexHolder();
