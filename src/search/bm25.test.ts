@@ -60,6 +60,12 @@ describe('bm25', () => {
       expect(combinedTf(params, 0, 0, 1, 500, 100)).toBe(1);
       expect(combinedTf({ ...params, titleWeight: 0 }, 0, 2, 0, 500, 100)).toBe(0);
     });
+
+    it('stays finite for a chunk with an empty body when b is 1', () => {
+      const full = { ...params, b: 1 };
+      expect(combinedTf(full, 0, 0, 0, 0, 0.5)).toBe(0);
+      expect(combinedTf(full, 0, 2, 1, 0, 0.5)).toBe(4);
+    });
   });
 
   describe('queryTermWeight', () => {

@@ -43,7 +43,10 @@ export function combinedTf(
   averageBodyLength: number,
 ): number {
   const norm = averageBodyLength > 0 ? 1 - params.b + (params.b * bodyLength) / averageBodyLength : 1;
-  return tfBody / norm + params.titleWeight * tfTitle + params.headingWeight * tfHeading;
+  // With b = 1 a chunk with an empty body (a heading of stop words) has norm 0: 0 / 0 would turn the
+  // title and heading weights into NaN, so a body that holds nothing adds nothing.
+  const body = tfBody === 0 ? 0 : tfBody / norm;
+  return body + params.titleWeight * tfTitle + params.headingWeight * tfHeading;
 }
 
 /** BM25 saturation of tf~: 0 at 0, rising towards k1 + 1. */

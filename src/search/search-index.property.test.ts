@@ -106,5 +106,15 @@ describe('SearchIndex', () => {
         { numRuns: 300 },
       );
     });
+
+    it('gives a heading-only chunk of stop words no share of a term when b is 1 (a counterexample once found)', () => {
+      const docs: Document[] = [{ source: 'a.md', title: 'alpha', text: 'alpha\n\n# of', bodyStart: 0, bytes: 11 }];
+      const opts: SearchIndexOptions = { k1: 0, b: 1, queryK3: 0, titleWeight: 0, headingWeight: 0, chunkWords: 20, overlapWords: 0, feedbackWeight: 0 };
+      const index = SearchIndex.build(docs, opts);
+      const hits = index.search('alpha', { topK: 5 });
+      expect(hits.map((h) => h.chunkId)).toEqual(['a.md#0']);
+      expect(hits[0]!.score).toBeCloseTo(bruteForce(index, opts, 'alpha', 5, '')[0]!.score, 6);
+      expect(Number.isFinite(index.search('of alpha', { topK: 5 })[0]!.score)).toBe(true);
+    });
   });
 });
