@@ -267,6 +267,35 @@ describe('sessions belong to the principal that created them', () => {
     },
   );
 
+  it('MCP security best practices (session hijacking): another principal\'s requests do not keep a session alive', async () => {
+    const other = 'ci-token-other-0f1e2d3c4b5a69788796a5b4c3d2e1f0';
+    const short = await startProtectedServer({ PUBLIC_URL, AUTH_TOKENS: `${STATIC_TOKEN},${other}`, SESSION_IDLE_TTL: '1' });
+    const on = (token: string, sessionId?: string, body: unknown = initializeBody()) =>
+      post(
+        { authorization: `Bearer ${token}`, ...(sessionId ? { 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL_VERSION } : {}) },
+        { url: short.mcpUrl, body },
+      );
+    try {
+      const opened = await on(STATIC_TOKEN);
+      await opened.body?.cancel();
+      const sessionId = opened.headers.get('mcp-session-id')!;
+      expect((await on(STATIC_TOKEN, sessionId, { jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
+      // The intruder keeps knocking for longer than the idle TTL; the owner stays silent.
+      const until = Date.now() + 1_600;
+      while (Date.now() < until) {
+        const knock = await on(other, sessionId, { jsonrpc: '2.0', id: 1, method: 'ping' });
+        expect(knock.status).toBe(404);
+        await knock.body?.cancel();
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      const late = await on(STATIC_TOKEN, sessionId, { jsonrpc: '2.0', id: 2, method: 'ping' });
+      expect(late.status).toBe(404);
+      await late.body?.cancel();
+    } finally {
+      await short.close();
+    }
+  });
+
   it('a refreshed token for the same subject keeps its sessions', async () => {
     const sessionId = await openSession(await mint({ sub: 'carol', scope: SCOPE }));
     const refreshed = await mint({ sub: 'carol', scope: SCOPE, iat: Math.floor(Date.now() / 1000) + 1 });

@@ -36,6 +36,20 @@ describe('SessionRegistry', () => {
     });
   });
 
+  describe('peek', () => {
+    it('returns the session without refreshing it, so a peeked session is still the first evicted', async () => {
+      const closes: string[] = [];
+      const registry = new SessionRegistry({ maxSessions: 2, idleTtlMs: 60_000 });
+      registry.add(fakeSession('a', closes));
+      registry.add(fakeSession('b', closes));
+      expect(registry.peek('a')?.id).toBe('a');
+      registry.add(fakeSession('c', closes));
+      await Promise.resolve();
+      expect(registry.peek('a')).toBeUndefined();
+      expect(closes).toEqual(['a']);
+    });
+  });
+
   describe('delete', () => {
     it('closes the session once and reports "deleted"; deleting again is harmless', async () => {
       const closes: string[] = [];

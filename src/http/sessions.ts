@@ -101,6 +101,14 @@ export class SessionRegistry {
     return this.#cache.get(id);
   }
 
+  /**
+   * The live session with this id without refreshing its idle timer or recency: for checking who
+   * owns it before the request is known to be the owner's.
+   */
+  peek(id: string): Session | undefined {
+    return this.#cache.peek(id);
+  }
+
   /** Ends a session (DELETE, or its transport closed). Safe to call for an id that is gone. */
   delete(id: string): void {
     this.#cache.delete(id);

@@ -123,7 +123,8 @@ export function mcpHandler({ sessions, createServer, logger = silentLogger, maxC
       }
       return c.json(jsonRpcErrorBody(SERVER_ERROR, 'Method not allowed'), 405, { Allow: 'GET, POST, DELETE' });
     }
-    const session = sessions.get(sessionId);
+    // Peek first: a request from anyone but the owner must not keep the session alive.
+    const session = sessions.peek(sessionId);
     // A session belongs to the principal that created it. Another principal's request on it is
     // answered exactly like an unknown session (404), as if sessions were keyed by
     // `<principal>:<session id>` (MCP security best practices, session hijacking): the answer
@@ -145,6 +146,7 @@ export function mcpHandler({ sessions, createServer, logger = silentLogger, maxC
         404,
       );
     }
+    sessions.get(sessionId); // the owner's request: refresh the idle timer and recency
     if (c.req.method !== 'POST') return session.transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo') });
 
     // One client flooding its session with requests it does not read must not hold unbounded
