@@ -1,0 +1,134 @@
+// A loopback round-robin HTTP proxy for tests of several replicas behind one address, the way a load
+// balancer without session affinity spreads requests. Each request goes to the next backend in turn
+// over a brand-new upstream connection (no keep-alive), so nothing that rides on a reused socket can
+// hide a replica switch. A backend that refuses the connection is skipped and the request goes to the
+// next one; the body is buffered first so it can be sent again. Responses, SSE streams included, are
+// streamed back as they arrive, and a client going away tears down its upstream request.
+import { createServer, request as httpRequest } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Backend {
+  host: string;
+  port: number;
+}
+
+export interface ProxiedRequest {
+  method: string;
+  path: string;
+  /** Index in `backends` of the backend that answered, or -1 when none could be reached (502). */
+  backend: number;
+  status: number;
+}
+
+export interface RoundRobinProxy {
+  url: string;
+  port: number;
+  /** The backends in rotation; replace one in place (e.g. a restarted replica on a new port). */
+  backends: Backend[];
+  /** Requests answered by each backend, by index. */
+  readonly served: number[];
+  /** Every request answered, in order of response headers. */
+  readonly log: readonly ProxiedRequest[];
+  close(): Promise<void>;
+}
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) are the proxy's own business, not forwarded. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
+
+function forwardable(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const out: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) out[name] = value;
+  return out;
+}
+
+/** True for failures that happen before the backend saw the request: nothing was accepted, so trying the next one is safe. */
+const refused = (error: NodeJS.ErrnoException) => error.code === 'ECONNREFUSED' || error.code === 'EHOSTUNREACH' || error.code === 'ENETUNREACH';
+
+export async function startRoundRobinProxy(initial: Backend[]): Promise<RoundRobinProxy> {
+  if (initial.length === 0) throw new RangeError('startRoundRobinProxy: at least one backend is needed');
+  const backends = [...initial];
+  const served = backends.map(() => 0);
+  const log: ProxiedRequest[] = [];
+  let next = 0;
+
+  const record = (req: IncomingMessage, backend: number, status: number) => {
+    if (backend >= 0) served[backend] = (served[backend] ?? 0) + 1;
+    log.push({ method: req.method ?? 'GET', path: req.url ?? '/', backend, status });
+  };
+
+  function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, attempt: number, start: number): void {
+    if (attempt >= backends.length) {
+      record(req, -1, 502);
+      res.writeHead(502, { 'content-type': 'text/plain' }).end('round-robin proxy: every backend refused the connection');
+      return;
+    }
+    const index = (start + attempt) % backends.length;
+    const backend = backends[index]!;
+    const headers = forwardable(req.headers);
+    headers.host = `${backend.host}:${backend.port}`;
+    headers.connection = 'close';
+    if (body.length > 0 || req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') headers['content-length'] = String(body.length);
+    const upstream = httpRequest({ host: backend.host, port: backend.port, method: req.method, path: req.url, headers, agent: false });
+    let answered = false;
+    upstream.on('response', (upstreamRes) => {
+      answered = true;
+      record(req, index, upstreamRes.statusCode ?? 0);
+      res.writeHead(upstreamRes.statusCode ?? 502, forwardable(upstreamRes.headers));
+      // Flush headers now: an SSE stream's first event may be a while coming.
+      res.flushHeaders();
+      upstreamRes.on('data', (chunk: Buffer) => res.write(chunk));
+      upstreamRes.on('end', () => res.end());
+      // The backend died mid-response: the client must see a broken response, not a clean end.
+      upstreamRes.on('error', () => res.destroy());
+      upstreamRes.on('aborted', () => res.destroy());
+    });
+    upstream.on('error', (error: NodeJS.ErrnoException) => {
+      if (answered) {
+        res.destroy();
+        return;
+      }
+      if (refused(error)) {
+        forward(req, res, body, attempt + 1, start);
+        return;
+      }
+      record(req, index, 502);
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end(`round-robin proxy: backend ${index} failed: ${error.code ?? error.message}`);
+      else res.destroy();
+    });
+    // The client went away (e.g. it closed an SSE stream): stop the upstream request too.
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    upstream.end(body);
+  }
+
+  const server: Server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => parts.push(chunk));
+    req.on('end', () => {
+      const start = next;
+      next = (next + 1) % backends.length;
+      forward(req, res, Buffer.concat(parts), 0, start);
+    });
+    req.on('error', () => res.destroy());
+  });
+  // The proxy's own client side may keep connections alive; only the upstream side must not.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    backends,
+    served,
+    log,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
