@@ -15,10 +15,10 @@ import { createApp } from '../../src/http/app.js';
 import type { AppOptions, CorpusApp } from '../../src/http/app.js';
 import { IndexHolder } from '../../src/mcp/index-holder.js';
 import { SearchIndex } from '../../src/search/search-index.js';
-import { writeCorpusFiles } from './sample-corpus.js';
+import { SAMPLE_FILES, writeCorpusFiles } from './sample-corpus.js';
 
 export interface TestServerOptions extends Partial<Omit<AppOptions, 'index' | 'publicUrl'>> {
-  /** Files to write into a fresh temp corpus, path → content. */
+  /** Files to write into a fresh temp corpus, path → content. Default SAMPLE_FILES. */
   files?: Record<string, string | Buffer>;
   /** Serve this folder instead (e.g. the bundled corpus). */
   corpusDir?: string;
@@ -43,7 +43,7 @@ export interface TestServer {
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const { files = {}, corpusDir: givenDir, buildIndex: buildNow = true, publicUrl, serverOptions, ...appOptions } = options;
+  const { files = SAMPLE_FILES, corpusDir: givenDir, buildIndex: buildNow = true, publicUrl, serverOptions, ...appOptions } = options;
   const workDir = await mkdtemp(join(tmpdir(), 'corpus-mcp-test-'));
   const corpusDir = givenDir ?? join(workDir, 'corpus');
   if (!givenDir) {

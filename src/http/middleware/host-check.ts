@@ -15,22 +15,22 @@ export interface HostCheckOptions {
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 
-/** The lowercased host name of a Host header value ("example.com:8080" → "example.com"), or undefined. */
+// RFC 9110 §7.2: Host = uri-host [ ":" port ], with uri-host an IP literal in brackets, an IPv4
+// address or a reg-name. Matched on the raw text rather than through a URL parser, which would take
+// `evil@localhost` as userinfo plus host and so let a foreign name through. The reg-name is held to
+// DNS characters: anything else (userinfo, paths, percent-encoding) is refused.
+const AUTHORITY = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{0,5})?$/i;
+// RFC 6454 §7.1: a serialised origin is scheme "://" host [ ":" port ], nothing else.
+const ORIGIN = /^(https?):\/\/([^/?#]*)$/i;
+
+/** The lowercased host name of a Host header value ("example.com:8080" → "example.com"), or undefined when it is not a bare authority. */
 function hostNameOf(hostHeader: string): string | undefined {
-  try {
-    return new URL(`http://${hostHeader}`).hostname.toLowerCase();
-  } catch {
-    return undefined;
-  }
+  return AUTHORITY.exec(hostHeader)?.[1]?.toLowerCase();
 }
 
 function originHostNameOf(origin: string): string | undefined {
-  try {
-    const url = new URL(origin);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.hostname.toLowerCase() : undefined;
-  } catch {
-    return undefined;
-  }
+  const authority = ORIGIN.exec(origin)?.[2];
+  return authority === undefined ? undefined : hostNameOf(authority);
 }
 
 export function hostCheck({ publicUrl, extraHosts = [] }: HostCheckOptions): MiddlewareHandler {
