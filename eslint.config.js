@@ -65,12 +65,27 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict(
         hono,
-        { ...folder('corpus', 'search/ is pure: it may use corpus types, never its I/O.'), allowTypeImports: true },
+        // The contract module (corpus/document.ts: types, the source ordering, page lookup) is pure
+        // and shared; everything else of corpus/ only as types.
+        {
+          group: ['../corpus/*', '!../corpus/document.js', '../../corpus/*', '!../../corpus/document.js'],
+          message: 'search/ is pure: it may use corpus types and corpus/document.ts, never its I/O.',
+          allowTypeImports: true,
+        },
         folder('mcp', 'search/ knows nothing of MCP.'),
         folder('http', 'search/ knows nothing of HTTP.'),
         folder('auth', 'search/ knows nothing of auth.'),
         { group: ['../config', '../config.js'], message: 'search/ gets typed options, never config.' },
         { group: ['node:fs', 'node:fs/*', 'fs', 'node:http', 'node:net', '@modelcontextprotocol/*'], message: 'search/ does no I/O.' },
+      ),
+    },
+  },
+  {
+    // Specifications of the chunker and the index are written in Markdown, read by the real extractor.
+    files: ['src/search/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['../corpus/*', '!../corpus/document.js', '!../corpus/extract'], message: 'search tests may use the extractors only.' },
       ),
     },
   },

@@ -12,8 +12,8 @@ export interface FrontMatter {
 
 // A block opens with `---` alone on the first line (no language tag: gray-matter would hand `---js`
 // to `eval`) and closes at the next line that is `---` alone. Trailing spaces are tolerated.
-const OPENING = /^---[ \t]*\r?\n/;
-const CLOSING = /^---[ \t]*(?:\r?\n|$)/m;
+const OPENING = /^---[ \t]*(?:\r\n|\r|\n)/;
+const CLOSING = /^---[ \t]*(?:\r\n|\r|\n|$)/m;
 
 const refuse = (): object => {
   throw new Error('only YAML front matter is supported');
@@ -41,7 +41,7 @@ export function parseFrontMatter(text: string): FrontMatter {
   let data: unknown;
   try {
     // The block is handed over with normalised delimiters so gray-matter sees exactly what we found.
-    data = matter(`---\n${yaml}---\n`, MATTER_OPTIONS).data;
+    data = matter(`---\n${yaml.replace(/\r\n?/g, '\n')}---\n`, MATTER_OPTIONS).data;
   } catch (error) {
     const detail = error instanceof Error ? firstLine(error.message) : String(error);
     return { bodyStart, error: `front matter is not valid YAML (${detail})` };

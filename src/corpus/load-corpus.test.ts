@@ -223,10 +223,12 @@ describe('loadCorpus', () => {
       const [doc] = (await loadCorpus(root)).documents;
       expect(doc).toEqual({
         source: 'exact.md',
+        format: 'markdown',
         title: 'Exact',
         text,
         bodyStart: text.indexOf('Body'),
         bytes: Buffer.byteLength(text),
+        sections: [],
       });
     });
 

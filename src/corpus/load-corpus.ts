@@ -1,9 +1,11 @@
 import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CorpusError } from './corpus-error.js';
-import type { CorpusWarning, Document, LoadedCorpus, SkippedFile } from './document.js';
+import { compareSources as compare, type CorpusWarning, type Document, type LoadedCorpus, type SkippedFile } from './document.js';
+import { DEFAULT_EXTRACTION_LIMITS, extractDocument } from './extract/extract-document.js';
+import { listExtensions } from './formats.js';
 import { readDocument } from './read-document.js';
-import { compare, describeError, walkCorpus, type FileCandidate } from './walk-corpus.js';
+import { describeError, walkCorpus, type FileCandidate } from './walk-corpus.js';
 
 export interface LoadCorpusOptions {
   /** Files larger than this many bytes are skipped. Default 10 MB (10 × 1024 × 1024); at least 1. */
@@ -14,12 +16,13 @@ export interface LoadCorpusOptions {
 
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 const DEFAULT_CONCURRENCY = 16;
-const WHAT_TO_INDEX = 'a folder of .md, .markdown, .txt or .rst files';
+const FILES = `${listExtensions('or')} files`;
+const WHAT_TO_INDEX = `a folder of ${FILES}`;
 
 /**
  * Loads every indexable file under `root` into memory.
  *
- * Indexes `.md`, `.markdown`, `.txt` and `.rst` files (extension compared case-insensitively) in all
+ * Indexes every file type listed in formats.ts (extension compared case-insensitively) in all
  * nested folders, and records everything else under the root in `skipped` with a reason: other file
  * types, hidden files and folders, node_modules, symbolic links leading outside the root, files over the
  * size limit, binary files, text that is not UTF-8, and empty files.
@@ -68,7 +71,7 @@ export async function loadCorpus(root: string, options: LoadCorpusOptions = {}):
   const warnings: CorpusWarning[] = [];
   const skipped: SkippedFile[] = [...walked.skipped];
   await forEachConcurrently(walked.files, concurrency, async (file: FileCandidate) => {
-    const outcome = await readDocument(file, maxFileBytes);
+    const outcome = await readDocument(file, maxFileBytes, (format, input) => extractDocument(format, input, DEFAULT_EXTRACTION_LIMITS));
     if (outcome.kind === 'skipped') {
       skipped.push(outcome.skipped);
       return;
@@ -83,7 +86,7 @@ export async function loadCorpus(root: string, options: LoadCorpusOptions = {}):
 
   if (documents.length === 0) {
     const found = skipped.length === 0 ? 'is empty' : `contains no documents to index (${summarise(skipped)})`;
-    throw fail('no_documents', found, `add .md, .markdown, .txt or .rst files to it, or set CORPUS_DIR to another folder`);
+    throw fail('no_documents', found, `add ${FILES} to it, or set CORPUS_DIR to another folder`);
   }
   return { root: absolute, documents, skipped, warnings };
 

@@ -1,9 +1,13 @@
 import { open } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { CorpusWarning, Document, SkippedFile } from './document.js';
-import { parseFrontMatter } from './front-matter.js';
-import { headingTitle } from './heading-title.js';
+import { cutTitle, type Extracted, ExtractionError } from './extract/extracted.js';
+import type { DocumentFormat } from './document.js';
+import { formatInfo } from './formats.js';
 import { describeError, type FileCandidate } from './walk-corpus.js';
+
+/** Runs one extractor; the loader decides where (in-process or in a pool worker with a time limit). */
+export type Extract = (format: DocumentFormat, input: string | Uint8Array) => Promise<Extracted>;
 
 export type ReadOutcome =
   | { kind: 'document'; document: Document; warning?: CorpusWarning }
@@ -14,7 +18,7 @@ export type ReadOutcome =
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** Reads one candidate file and turns it into a Document, or says why it cannot be one. */
-export async function readDocument(candidate: FileCandidate, maxFileBytes: number): Promise<ReadOutcome> {
+export async function readDocument(candidate: FileCandidate, maxFileBytes: number, extract: Extract): Promise<ReadOutcome> {
   const { source } = candidate;
   const skip = (reason: string): ReadOutcome => ({ kind: 'skipped', skipped: { path: source, reason } });
 
@@ -35,32 +39,46 @@ export async function readDocument(candidate: FileCandidate, maxFileBytes: numbe
   // The file may have grown between stat and read.
   if (bytes.length > maxFileBytes) return skip(tooLarge(bytes.length, maxFileBytes));
   if (bytes.length === 0) return skip('empty file');
-  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
-    return skip('UTF-16 text (only UTF-8 is read: save the file as UTF-8)');
+  const info = formatInfo(candidate.format);
+  let input: string | Uint8Array = bytes;
+  if (!info.binary) {
+    if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+      return skip('UTF-16 text (only UTF-8 is read: save the file as UTF-8)');
+    }
+    if (bytes.includes(0)) return skip('binary file (contains NUL bytes)');
+    try {
+      input = decoder.decode(bytes);
+    } catch {
+      return skip('not valid UTF-8 (save the file as UTF-8)');
+    }
   }
-  if (bytes.includes(0)) return skip('binary file (contains NUL bytes)');
 
-  let text: string;
+  let extracted: Extracted;
   try {
-    text = decoder.decode(bytes);
-  } catch {
-    return skip('not valid UTF-8 (save the file as UTF-8)');
+    extracted = await extract(candidate.format, input);
+  } catch (error) {
+    if (error instanceof ExtractionError) return skip(error.message);
+    throw error;
   }
-
-  const frontMatter = parseFrontMatter(text);
-  const { bodyStart } = frontMatter;
+  const { text, bodyStart } = extracted;
   if (text.slice(bodyStart).trim() === '') {
-    return skip(bodyStart > 0 ? 'no text after the front matter' : 'empty file (only whitespace)');
+    if (bodyStart > 0) return skip('no text after the front matter');
+    return skip(info.binary || candidate.format === 'html' ? 'no text to index' : 'empty file (only whitespace)');
   }
-  const title =
-    frontMatter.title ??
-    headingTitle(text, bodyStart, candidate.format) ??
-    basename(source, extname(source));
-
-  const document: Document = { source, title, text, bodyStart, bytes: bytes.length };
-  return frontMatter.error === undefined
+  const title = cutTitle(extracted.title ?? basename(source, extname(source)));
+  const document: Document = {
+    source,
+    format: candidate.format,
+    title,
+    text,
+    bodyStart,
+    bytes: bytes.length,
+    sections: extracted.sections,
+    ...(extracted.pages === undefined ? {} : { pages: extracted.pages }),
+  };
+  return extracted.warning === undefined
     ? { kind: 'document', document }
-    : { kind: 'document', document, warning: { path: source, message: frontMatter.error } };
+    : { kind: 'document', document, warning: { path: source, message: extracted.warning } };
 }
 
 function tooLarge(size: number, limit: number): string {

@@ -1,8 +1,8 @@
 import { readdir, realpath, stat } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { extname, join, sep } from 'node:path';
-import type { SkippedFile } from './document.js';
-import type { TextFormat } from './heading-title.js';
+import { compareSources, type DocumentFormat, type SkippedFile } from './document.js';
+import { formatOfExtension, listExtensions } from './formats.js';
 
 /** A file the walk decided to read. */
 export interface FileCandidate {
@@ -10,7 +10,7 @@ export interface FileCandidate {
   absolutePath: string;
   /** Path relative to the root, '/'-separated: the document's `source`. */
   source: string;
-  format: TextFormat;
+  format: DocumentFormat;
 }
 
 export interface WalkResult {
@@ -18,14 +18,7 @@ export interface WalkResult {
   skipped: SkippedFile[];
 }
 
-/** Indexed extensions (compared case-insensitively) and how their headings are written. */
-export const FORMATS: Readonly<Record<string, TextFormat>> = {
-  '.md': 'markdown',
-  '.markdown': 'markdown',
-  '.txt': 'text',
-  '.rst': 'restructuredtext',
-};
-const INDEXED = '.md, .markdown, .txt and .rst';
+const INDEXED = listExtensions('and');
 
 interface Folder {
   real: string;
@@ -67,7 +60,7 @@ export async function walkCorpus(rootReal: string): Promise<WalkResult> {
       skipped.push({ path: `${folder.source}/`, reason: `folder could not be read (${describeError(error)})` });
       continue;
     }
-    entries.sort((a, b) => compare(a.name, b.name));
+    entries.sort((a, b) => compareSources(a.name, b.name));
 
     for (const entry of entries) {
       const source = relative(folder, entry.name);
@@ -116,7 +109,7 @@ export async function walkCorpus(rootReal: string): Promise<WalkResult> {
         skipped.push({ path: source, reason: 'not a regular file (device, socket or pipe)' });
       } else {
         const extension = extname(entry.name);
-        const format = FORMATS[extension.toLowerCase()];
+        const format = formatOfExtension(extension)?.format;
         if (format) files.push({ absolutePath: target, source, format });
         else if (extension === '') skipped.push({ path: source, reason: `no file extension (indexed: ${INDEXED})` });
         else skipped.push({ path: source, reason: `unsupported file type ${extension} (indexed: ${INDEXED})` });
@@ -124,11 +117,6 @@ export async function walkCorpus(rootReal: string): Promise<WalkResult> {
     }
   }
   return { files, skipped };
-}
-
-/** Code-unit order: the same on every machine, unlike localeCompare. */
-export function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function linkError(error: unknown): string {

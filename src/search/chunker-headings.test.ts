@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { chunkText } from './chunker.js';
+import { markdownSections } from '../corpus/extract/markdown.js';
+import { chunkText as chunkSections, type ChunkerOptions } from './chunker.js';
+
+/** The chunks of a Markdown text, with its sections found by the Markdown extractor. */
+const chunkText = (text: string, bodyStart: number, options: ChunkerOptions) => chunkSections(text, bodyStart, markdownSections(text, bodyStart), options);
 
 const paths = (text: string): string[] =>
   chunkText(text, 0, { chunkWords: 180, overlapWords: 40 }).map((c) => c.headings.join(' › '));

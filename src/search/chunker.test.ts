@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chunkText } from './chunker.js';
+import { markdownSections } from '../corpus/extract/markdown.js';
+import { chunkText as chunkSections, type ChunkerOptions } from './chunker.js';
+
+/** The chunks of a Markdown text, with its sections found by the Markdown extractor. */
+const chunkText = (text: string, bodyStart: number, options: ChunkerOptions) => chunkSections(text, bodyStart, markdownSections(text, bodyStart), options);
 
 const words = (n: number, prefix = 'w'): string => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
 const wordCount = (text: string): number => text.split(/\s+/).filter((w) => w !== '').length;
@@ -77,6 +81,17 @@ describe('chunkText', () => {
     const chunks = chunkText(text, 0, options);
     expect(chunks).toHaveLength(1);
     expect(chunks[0]!.headings).toEqual(['Real']);
+  });
+
+  it.each([
+    ['CRLF', '\r\n'],
+    ['CR', '\r'],
+  ])('gives a %s file the same headings and chunks as its LF twin', (_name, eol) => {
+    const lf = `# Guide\n\n${words(150, 'a')}\n\n${words(150, 'b')}\n\nSetup\n-----\n\nText.\n\n## Deep\n\n${words(300, 'c')}\n`;
+    const other = lf.replaceAll('\n', eol);
+    const view = (text: string) => chunkText(text, 0, options).map((c) => [c.headings.join(' › '), text.slice(c.start, c.end).replaceAll(eol, '\n')]);
+    expect(view(other)).toEqual(view(lf));
+    expect(view(lf).map(([heading]) => heading)).toEqual(['Guide', 'Guide', 'Guide', 'Guide › Setup', 'Guide › Deep', 'Guide › Deep']);
   });
 
   it('counts each ideograph as a word, so unspaced text is cut too', () => {

@@ -1,10 +1,12 @@
+import type { Section } from '../corpus/document.js';
+
 /** A span of a document's text that is indexed and returned as one unit. */
 export interface ChunkSpan {
   /** Offset of the first character, in UTF-16 code units of the document text. */
   start: number;
   /** Offset one past the last character; `text.slice(start, end)` is the chunk. */
   end: number;
-  /** The Markdown headings above the chunk, outermost first; empty before the first heading. */
+  /** Titles of the sections the chunk lies in, outermost first; empty before the first heading. */
   headings: readonly string[];
 }
 
@@ -15,39 +17,37 @@ export interface ChunkerOptions {
   overlapWords: number;
 }
 
-interface Section {
-  /** Offset of the heading line, or of the first word when the section has no heading. */
+interface Part {
+  /** Offset of the heading, or of the first word when the part has no heading. */
   start: number;
   headings: readonly string[];
   /** Start and end offsets of each word, flattened: [s0, e0, s1, e1, ...]. */
   words: number[];
-  /** How many of the words belong to the heading line itself. */
+  /** How many of the words belong to the heading itself. */
   headingWords: number;
   /** Word indexes that begin a paragraph. */
   paragraphStarts: number[];
 }
 
-const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-const BLANK = /^[ \t]*$/;
 /** A word: a run of non-space characters, except that each ideograph or kana counts as a word. */
 const WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[^\s\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
 
 /**
- * Splits a document body into chunks. Chunks never cross a Markdown heading; a section longer than
+ * Splits a document body into chunks along the sections its extractor found (sorted by `start`, at
+ * or after `bodyStart`); the chunker itself knows no markup. Chunks never cross a section; a section longer than
  * `chunkWords` is cut into evenly sized windows that overlap by `overlapWords`, each cut moved back
  * to a paragraph break when one lies in the second half of the window. A heading with no text of
  * its own joins the section below it, so "# Deploy" then "## Fly.io" yields one chunk under
  * "Deploy › Fly.io" rather than a chunk holding a lone heading.
  */
-export function chunkText(text: string, bodyStart: number, options: ChunkerOptions): ChunkSpan[] {
-  const sections = splitSections(text, bodyStart);
+export function chunkText(text: string, bodyStart: number, sections: readonly Section[], options: ChunkerOptions): ChunkSpan[] {
+  const parts = splitParts(text, bodyStart, sections);
   const chunks: ChunkSpan[] = [];
   let carriedStart = -1;
-  sections.forEach((section, index) => {
+  parts.forEach((section, index) => {
     const wordCount = section.words.length / 2;
     if (wordCount === 0) return;
-    const isLast = index === sections.length - 1;
+    const isLast = index === parts.length - 1;
     if (wordCount === section.headingWords && !isLast) {
       if (carriedStart < 0) carriedStart = section.start;
       return;
@@ -66,7 +66,7 @@ export function chunkText(text: string, bodyStart: number, options: ChunkerOptio
 }
 
 /** Word ranges `[from, to)` of the windows a section is cut into. */
-function windows(section: Section, { chunkWords, overlapWords }: ChunkerOptions): Array<[number, number]> {
+function windows(section: Part, { chunkWords, overlapWords }: ChunkerOptions): Array<[number, number]> {
   const total = section.words.length / 2;
   const out: Array<[number, number]> = [];
   let from = 0;
@@ -90,57 +90,61 @@ function windows(section: Section, { chunkWords, overlapWords }: ChunkerOptions)
   return out;
 }
 
-/** Cuts the body into sections at ATX headings outside code fences, collecting word offsets. */
-function splitSections(text: string, bodyStart: number): Section[] {
-  const sections: Section[] = [];
-  let current: Section = { start: -1, headings: [], words: [], headingWords: 0, paragraphStarts: [] };
+/** Cuts the body into parts at the sections, collecting word offsets and paragraph starts. */
+function splitParts(text: string, bodyStart: number, sections: readonly Section[]): Part[] {
+  const parts: Part[] = [];
   const open: Array<{ level: number; title: string }> = [];
-  let fence = '';
-  let inParagraph = false;
-  let lineStart = bodyStart;
-  while (lineStart <= text.length) {
-    let lineEnd = text.indexOf('\n', lineStart);
-    if (lineEnd < 0) lineEnd = text.length;
-    const line = text.slice(lineStart, lineEnd);
-    const fenceMatch = FENCE.exec(line);
-    const heading = fence === '' ? HEADING.exec(line) : null;
-    if (fenceMatch !== null) {
-      const marker = fenceMatch[1] ?? '';
-      if (fence === '') fence = marker;
-      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = '';
-    }
-    if (heading !== null) {
-      if (current.words.length > 0) sections.push(current);
-      const level = (heading[1] ?? '#').length;
-      const title = (heading[2] ?? '').trim();
-      // A heading closes every open heading of its level or deeper, whatever level the document starts at.
-      while (open.length > 0 && (open[open.length - 1]?.level ?? 0) >= level) open.pop();
-      if (title !== '') open.push({ level, title });
-      const headings = open.map((h) => h.title);
-      current = { start: lineStart, headings, words: [], headingWords: 0, paragraphStarts: [] };
-      const contentStart = lineStart + line.indexOf(heading[1] ?? '#') + level;
-      collectWords(text, contentStart, lineEnd, current);
-      current.headingWords = current.words.length / 2;
-      inParagraph = false;
-    } else if (BLANK.test(line) && fence === '') {
-      inParagraph = false;
-    } else {
-      if (!inParagraph) current.paragraphStarts.push(current.words.length / 2);
-      inParagraph = true;
-      const before = current.words.length;
-      collectWords(text, lineStart, lineEnd, current);
-      if (current.start < 0 && current.words.length > before) current.start = current.words[before] ?? lineStart;
-    }
-    lineStart = lineEnd + 1;
+  let current: Part = { start: -1, headings: [], words: [], headingWords: 0, paragraphStarts: [] };
+  let from = bodyStart;
+  for (const section of sections) {
+    // Offsets from an extractor are trusted to be ordered; clamping keeps a bad one from reading text twice.
+    const start = Math.max(section.start, from);
+    collectBody(text, from, start, current);
+    if (current.words.length > 0) parts.push(current);
+    // A heading closes every open heading of its level or deeper, whatever level the document starts at.
+    while (open.length > 0 && (open[open.length - 1]?.level ?? 0) >= section.level) open.pop();
+    if (section.title !== '') open.push({ level: section.level, title: section.title });
+    current = { start, headings: open.map((h) => h.title), words: [], headingWords: 0, paragraphStarts: [] };
+    const contentStart = Math.min(Math.max(section.contentStart, start), text.length);
+    collectWords(text, Math.max(section.headingStart, start), contentStart, current);
+    current.headingWords = current.words.length / 2;
+    from = contentStart;
   }
-  if (current.words.length > 0) sections.push(current);
-  return sections;
+  collectBody(text, from, text.length, current);
+  if (current.words.length > 0) parts.push(current);
+  return parts;
 }
 
-function collectWords(text: string, from: number, to: number, section: Section): void {
-  const line = text.slice(from, to);
+function collectWords(text: string, from: number, to: number, part: Part): void {
+  if (to <= from) return;
+  const span = text.slice(from, to);
   WORD.lastIndex = 0;
-  for (let m = WORD.exec(line); m !== null; m = WORD.exec(line)) {
-    section.words.push(from + m.index, from + m.index + m[0].length);
+  for (let m = WORD.exec(span); m !== null; m = WORD.exec(span)) {
+    part.words.push(from + m.index, from + m.index + m[0].length);
   }
+}
+
+/**
+ * Collects the words of a section's text; a word begins a paragraph when it is the first of the text
+ * or a blank line (two line breaks, CRLF counting as one) lies between it and the word before.
+ */
+function collectBody(text: string, from: number, to: number, part: Part): void {
+  const first = part.words.length;
+  collectWords(text, from, to, part);
+  let previousEnd = from;
+  for (let w = first; w < part.words.length; w += 2) {
+    const wordStart = part.words[w] as number;
+    if (w === first || lineBreaks(text, previousEnd, wordStart) >= 2) part.paragraphStarts.push(w / 2);
+    previousEnd = part.words[w + 1] as number;
+  }
+  if (part.start < 0 && part.words.length > first) part.start = part.words[first] as number;
+}
+
+function lineBreaks(text: string, from: number, to: number): number {
+  let count = 0;
+  for (let i = from; i < to; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || (c === 13 && text.charCodeAt(i + 1) !== 10)) count += 1;
+  }
+  return count;
 }

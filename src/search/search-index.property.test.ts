@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Document } from '../corpus/document.js';
+import { markdownSections } from '../corpus/extract/markdown.js';
 import { combinedTf, idf, queryTermWeight, saturate } from './bm25.js';
 import { SearchIndex } from './search-index.js';
 import { resolveSearchOptions, type SearchIndexOptions } from './search-options.js';
@@ -63,7 +64,7 @@ const documents = fc
   .chain((sources) =>
     fc.tuple(...sources.map((source) =>
       fc.record({ title: fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join(' ')), text: documentText }).map(
-        ({ title, text }): Document => ({ source, title, text, bodyStart: 0, bytes: text.length }),
+        ({ title, text }): Document => ({ source, format: 'markdown', title, text, bodyStart: 0, bytes: text.length, sections: markdownSections(text, 0) }),
       ),
     )),
   );
@@ -108,7 +109,8 @@ describe('SearchIndex', () => {
     });
 
     it('gives a heading-only chunk of stop words no share of a term when b is 1 (a counterexample once found)', () => {
-      const docs: Document[] = [{ source: 'a.md', title: 'alpha', text: 'alpha\n\n# of', bodyStart: 0, bytes: 11 }];
+      const text = 'alpha\n\n# of';
+      const docs: Document[] = [{ source: 'a.md', format: 'markdown', title: 'alpha', text, bodyStart: 0, bytes: 11, sections: markdownSections(text, 0) }];
       const opts: SearchIndexOptions = { k1: 0, b: 1, queryK3: 0, titleWeight: 0, headingWeight: 0, chunkWords: 20, overlapWords: 0, feedbackWeight: 0 };
       const index = SearchIndex.build(docs, opts);
       const hits = index.search('alpha', { topK: 5 });

@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { Document } from '../corpus/document.js';
+import { markdownSections } from '../corpus/extract/markdown.js';
 import { SearchError } from './search-error.js';
 import { SearchIndex } from './search-index.js';
 
-const doc = (source: string, text: string, title = source): Document => ({ source, title, text, bodyStart: 0, bytes: Buffer.byteLength(text) });
+const doc = (source: string, text: string, title = source): Document => ({
+  source,
+  format: 'markdown',
+  title,
+  text,
+  bodyStart: 0,
+  bytes: Buffer.byteLength(text),
+  sections: markdownSections(text, 0),
+});
 
 const deploy = doc(
   'guides/deploy.md',
@@ -147,7 +156,7 @@ describe('SearchIndex', () => {
   describe('getDocument', () => {
     it('returns the full text and chunk count, or undefined for an unknown source', () => {
       const index = SearchIndex.build([deploy, intro]);
-      expect(index.getDocument('intro.md')).toEqual({ source: 'intro.md', title: 'Introduction', text: intro.text, bytes: intro.bytes, chunkCount: 1 });
+      expect(index.getDocument('intro.md')).toEqual({ source: 'intro.md', format: 'markdown', title: 'Introduction', text: intro.text, bytes: intro.bytes, chunkCount: 1 });
       expect(index.getDocument('nope.md')).toBeUndefined();
     });
   });

@@ -1,4 +1,4 @@
-import type { Document } from '../corpus/document.js';
+import { compareSources, pageAt, type Document, type DocumentFormat, type PageSpan } from '../corpus/document.js';
 import { chunkText } from './chunker.js';
 import { InvertedIndex, type ChunkTerms } from './inverted-index.js';
 import { QueryScorer } from './query-scorer.js';
@@ -28,6 +28,8 @@ export interface SearchHit {
   /** Offsets of the chunk in the document text. */
   start: number;
   end: number;
+  /** The page (from 1) the chunk begins on; only for paginated formats (PDF). */
+  page?: number;
 }
 
 export interface ChunkView {
@@ -41,18 +43,24 @@ export interface ChunkView {
   end: number;
   prevChunkId: string | null;
   nextChunkId: string | null;
+  /** The page (from 1) the chunk begins on; only for paginated formats (PDF). */
+  page?: number;
 }
 
 export interface DocumentView {
   source: string;
+  format: DocumentFormat;
   title: string;
   text: string;
   bytes: number;
   chunkCount: number;
+  /** Page spans of a paginated format (PDF); see `pageAt` for the page of an offset. */
+  pages?: readonly PageSpan[];
 }
 
 export interface DocumentInfo {
   source: string;
+  format: DocumentFormat;
   title: string;
   bytes: number;
   chunks: number;
@@ -99,6 +107,7 @@ export class SearchIndex {
   /** Sources in index order, for binary search of a path prefix. */
   readonly #sources: readonly string[];
   readonly #chunkRecord: Uint32Array;
+  readonly #chunkPage: Uint32Array;
   readonly #chunkStart: Uint32Array;
   readonly #chunkEnd: Uint32Array;
   readonly #chunkHeading: readonly string[];
@@ -110,9 +119,12 @@ export class SearchIndex {
     this.#recordBySource = new Map(records.map((r, i) => [r.document.source, i]));
     this.#sources = Object.freeze(records.map((r) => r.document.source));
     this.#list = Object.freeze(
-      records.map((r) => Object.freeze({ source: r.document.source, title: r.document.title, bytes: r.document.bytes, chunks: r.chunkCount })),
+      records.map((r) =>
+        Object.freeze({ source: r.document.source, format: r.document.format, title: r.document.title, bytes: r.document.bytes, chunks: r.chunkCount }),
+      ),
     );
     this.#chunkRecord = chunks.record;
+    this.#chunkPage = chunks.page;
     this.#chunkStart = chunks.start;
     this.#chunkEnd = chunks.end;
     this.#chunkHeading = Object.freeze(chunks.heading);
@@ -132,7 +144,7 @@ export class SearchIndex {
     const startedAt = performance.now();
     const resolved = resolveSearchOptions(options);
     const tokenizer = createTokenizer();
-    const sorted = [...documents].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
+    const sorted = [...documents].sort((a, b) => compareSources(a.source, b.source));
     for (let i = 1; i < sorted.length; i += 1) {
       const source = sorted[i]?.source;
       if (source === sorted[i - 1]?.source) {
@@ -140,14 +152,15 @@ export class SearchIndex {
       }
     }
     const records: DocumentRecord[] = [];
-    const built: BuiltChunks = { record: new Uint32Array(0), start: new Uint32Array(0), end: new Uint32Array(0), heading: [], terms: [] };
+    const built: BuiltChunks = { record: new Uint32Array(0), page: new Uint32Array(0), start: new Uint32Array(0), end: new Uint32Array(0), heading: [], terms: [] };
     const record: number[] = [];
+    const page: number[] = [];
     const start: number[] = [];
     const end: number[] = [];
     for (const document of sorted) {
       const titleTerms = tokenizer.terms(document.title);
       const titleKey = document.title.trim().toLowerCase();
-      const spans = chunkText(document.text, document.bodyStart, resolved);
+      const spans = chunkText(document.text, document.bodyStart, document.sections, resolved);
       records.push({ document, firstChunk: start.length, chunkCount: spans.length });
       let lastHeadings: readonly string[] | undefined;
       let heading = '';
@@ -161,6 +174,7 @@ export class SearchIndex {
           headingTerms = tokenizer.terms(own.join(' '));
         }
         record.push(records.length - 1);
+        page.push(pageAt(document.pages, span.start) ?? 0);
         start.push(span.start);
         end.push(span.end);
         built.heading.push(heading);
@@ -168,6 +182,7 @@ export class SearchIndex {
       }
     }
     built.record = Uint32Array.from(record);
+    built.page = Uint32Array.from(page);
     built.start = Uint32Array.from(start);
     built.end = Uint32Array.from(end);
     return new SearchIndex(resolved, tokenizer, records, built, startedAt);
@@ -203,6 +218,7 @@ export class SearchIndex {
           ranked.scores[i] as number,
           start,
           end,
+          this.#chunkPage[chunk] as number,
           this.#tokenizer,
           queryTerms,
         ),
@@ -226,6 +242,7 @@ export class SearchIndex {
     const source = record.document.source;
     const start = this.#chunkStart[chunk] as number;
     const end = this.#chunkEnd[chunk] as number;
+    const page = this.#chunkPage[chunk] as number;
     return {
       chunkId: `${source}#${n}`,
       source,
@@ -236,6 +253,7 @@ export class SearchIndex {
       end,
       prevChunkId: n > 0 ? `${source}#${n - 1}` : null,
       nextChunkId: n + 1 < record.chunkCount ? `${source}#${n + 1}` : null,
+      ...(page > 0 ? { page } : {}),
     };
   }
 
@@ -244,7 +262,15 @@ export class SearchIndex {
     const at = this.#recordBySource.get(source);
     if (at === undefined) return undefined;
     const { document, chunkCount } = this.#records[at] as DocumentRecord;
-    return { source: document.source, title: document.title, text: document.text, bytes: document.bytes, chunkCount };
+    return {
+      source: document.source,
+      format: document.format,
+      title: document.title,
+      text: document.text,
+      bytes: document.bytes,
+      chunkCount,
+      ...(document.pages === undefined ? {} : { pages: document.pages }),
+    };
   }
 
   /** Every document, sorted by source. */
@@ -273,6 +299,8 @@ export class SearchIndex {
 
 interface BuiltChunks {
   record: Uint32Array;
+  /** Page of each chunk from 1; 0 for a document without pages. */
+  page: Uint32Array;
   start: Uint32Array;
   end: Uint32Array;
   heading: string[];
@@ -306,12 +334,23 @@ class LazyHit implements SearchHit {
   readonly score: number;
   readonly start: number;
   readonly end: number;
+  declare readonly page?: number;
   readonly #text: string;
   readonly #tokenizer: Tokenizer;
   readonly #queryTerms: QueryTerms;
   #snippet: string | undefined;
 
-  constructor(chunkId: string, document: Document, heading: string, score: number, start: number, end: number, tokenizer: Tokenizer, queryTerms: QueryTerms) {
+  constructor(
+    chunkId: string,
+    document: Document,
+    heading: string,
+    score: number,
+    start: number,
+    end: number,
+    page: number,
+    tokenizer: Tokenizer,
+    queryTerms: QueryTerms,
+  ) {
     this.chunkId = chunkId;
     this.source = document.source;
     this.title = document.title;
@@ -319,6 +358,8 @@ class LazyHit implements SearchHit {
     this.score = score;
     this.start = start;
     this.end = end;
+    // Set only for paginated documents, so a Markdown hit has no `page` key at all.
+    if (page > 0) (this as { page?: number }).page = page;
     this.#text = document.text;
     this.#tokenizer = tokenizer;
     this.#queryTerms = queryTerms;
@@ -330,8 +371,8 @@ class LazyHit implements SearchHit {
   }
 
   toJSON(): SearchHit {
-    const { chunkId, source, title, heading, score, snippet, start, end } = this;
-    return { chunkId, source, title, heading, score, snippet, start, end };
+    const { chunkId, source, title, heading, score, snippet, start, end, page } = this;
+    return { chunkId, source, title, heading, score, snippet, start, end, ...(page === undefined ? {} : { page }) };
   }
 }
 

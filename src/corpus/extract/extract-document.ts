@@ -1,0 +1,38 @@
+// One entry point to every extractor: plain functions of their input, with no I/O and nothing that
+// assumes the main thread, so they run the same in the loader, in a pool worker or in an index
+// builder's worker.
+import type { DocumentFormat } from '../document.js';
+import { type Extracted, ExtractionError } from './extracted.js';
+import { extractMarkdown } from './markdown.js';
+import { extractRestructuredText } from './restructuredtext.js';
+import { extractText } from './text.js';
+
+/** Limits an extractor enforces itself (the time limit is the pool's, see extraction-pool.ts). */
+export interface ExtractionLimits {
+  /** A PDF with more pages is skipped. */
+  maxPages: number;
+}
+
+export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = Object.freeze({ maxPages: 2000 });
+
+/**
+ * Extracts one file: `input` is the decoded text for text formats and the file's bytes for binary
+ * ones. Throws `ExtractionError` with a reason a client may read when the file cannot be served.
+ */
+export async function extractDocument(format: DocumentFormat, input: string | Uint8Array, _limits: ExtractionLimits): Promise<Extracted> {
+  switch (format) {
+    case 'markdown':
+      return extractMarkdown(asText(input));
+    case 'restructuredtext':
+      return extractRestructuredText(asText(input));
+    case 'text':
+      return extractText(asText(input));
+    default:
+      throw new ExtractionError(`no extractor for ${format} files`);
+  }
+}
+
+function asText(input: string | Uint8Array): string {
+  if (typeof input !== 'string') throw new ExtractionError('a text format was handed bytes, not text');
+  return input;
+}

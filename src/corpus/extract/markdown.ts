@@ -1,0 +1,97 @@
+// Markdown: YAML front matter, ATX (`## Title`) and setext (`Title` over `===`/`---`) headings,
+// fenced code blocks whose `#` lines are not headings; LF, CRLF and CR line endings alike.
+import type { Section } from '../document.js';
+import { parseFrontMatter } from '../front-matter.js';
+import { type Extracted, type Line, plainTitle, splitLines } from './extracted.js';
+
+const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)[ \t]*$/;
+const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+// Lines that start a block of their own, so they cannot be the text of a setext heading.
+const NOT_PARAGRAPH = /^(?: {4}|\t| {0,3}(?:[-*+][ \t]|\d{1,9}[.)][ \t]|>|#|<|\|))/;
+
+export function extractMarkdown(text: string): Extracted {
+  const frontMatter = parseFrontMatter(text);
+  const sections = markdownSections(text, frontMatter.bodyStart);
+  const title = frontMatter.title ?? sections.find((s) => s.title !== '')?.title;
+  return {
+    text,
+    bodyStart: frontMatter.bodyStart,
+    ...(title === undefined ? {} : { title }),
+    sections,
+    ...(frontMatter.error === undefined ? {} : { warning: frontMatter.error }),
+  };
+}
+
+/** The ATX and setext headings of `text` from `from` on, outside fenced code, in one pass. */
+export function markdownSections(text: string, from: number): Section[] {
+  const sections: Section[] = [];
+  let fence = '';
+  let paragraph: Line[] = [];
+  for (const line of splitLines(text, from)) {
+    const content = text.slice(line.start, line.end);
+    const fenceMatch = FENCE.exec(content);
+    if (fence !== '') {
+      const marker = fenceMatch?.[1];
+      if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) fence = '';
+      continue;
+    }
+    if (fenceMatch) {
+      fence = fenceMatch[1] ?? '```';
+      paragraph = [];
+      continue;
+    }
+    const heading = atxHeading(text, line);
+    if (heading) {
+      sections.push(heading);
+      paragraph = [];
+      continue;
+    }
+    if (paragraph.length > 0 && SETEXT_UNDERLINE.test(content)) {
+      const first = paragraph[0] as Line;
+      const raw = paragraph.map((l) => text.slice(l.start, l.end)).join(' ');
+      sections.push({
+        start: first.start,
+        headingStart: first.start,
+        contentStart: line.next,
+        level: content.trim().startsWith('=') ? 1 : 2,
+        title: plainTitle(raw),
+      });
+      paragraph = [];
+      continue;
+    }
+    if (content.trim() === '' || NOT_PARAGRAPH.test(content) || THEMATIC_BREAK.test(content)) paragraph = [];
+    else paragraph.push(line);
+  }
+  return sections;
+}
+
+const isSpace = (c: number): boolean => c === 32 || c === 9;
+
+/**
+ * An ATX heading line (`## Title ##`), scanned by hand: a regex with a lazy title followed by an
+ * optional closing sequence and trailing spaces backtracks quadratically on a long line of spaces.
+ */
+function atxHeading(text: string, line: Line): Section | undefined {
+  const { start, end } = line;
+  let i = start;
+  while (i < end && i - start < 3 && text.charCodeAt(i) === 32) i += 1;
+  const hashes = i;
+  while (i < end && text.charCodeAt(i) === 35) i += 1;
+  const level = i - hashes;
+  if (level === 0 || level > 6 || (i < end && !isSpace(text.charCodeAt(i)))) return undefined;
+  const headingStart = i;
+  let from = i;
+  while (from < end && isSpace(text.charCodeAt(from))) from += 1;
+  let to = end;
+  while (to > from && isSpace(text.charCodeAt(to - 1))) to -= 1;
+  // A closing run of `#` counts only when it stands alone or after a space ("C#" keeps its `#`).
+  let closing = to;
+  while (closing > from && text.charCodeAt(closing - 1) === 35) closing -= 1;
+  if (closing === from) to = from;
+  else if (closing < to && isSpace(text.charCodeAt(closing - 1))) {
+    to = closing;
+    while (to > from && isSpace(text.charCodeAt(to - 1))) to -= 1;
+  }
+  return { start, headingStart, contentStart: line.next, level, title: plainTitle(text.slice(from, to)) };
+}

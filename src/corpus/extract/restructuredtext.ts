@@ -1,0 +1,58 @@
+// reStructuredText: section titles underlined, or over- and underlined, with a repeated punctuation
+// character. As in docutils, a title's level is the order in which its adornment style first appears.
+import type { Section } from '../document.js';
+import { parseFrontMatter } from '../front-matter.js';
+import { type Extracted, type Line, isBlank, plainTitle, splitLines } from './extracted.js';
+
+// Any non-alphanumeric printable ASCII character may adorn a section title.
+const ADORNMENT = /^([!-/:-@[-`{-~])\1{2,}[ \t]*$/;
+
+export function extractRestructuredText(text: string): Extracted {
+  const frontMatter = parseFrontMatter(text);
+  const sections = restructuredTextSections(text, frontMatter.bodyStart);
+  const title = frontMatter.title ?? sections.find((s) => s.title !== '')?.title;
+  return {
+    text,
+    bodyStart: frontMatter.bodyStart,
+    ...(title === undefined ? {} : { title }),
+    sections,
+    ...(frontMatter.error === undefined ? {} : { warning: frontMatter.error }),
+  };
+}
+
+export function restructuredTextSections(text: string, from: number): Section[] {
+  const lines = splitLines(text, from);
+  const sections: Section[] = [];
+  const styles: string[] = [];
+  const slice = (line: Line | undefined): string => (line === undefined ? '' : text.slice(line.start, line.end));
+  const levelOf = (style: string): number => {
+    let at = styles.indexOf(style);
+    if (at < 0) at = styles.push(style) - 1;
+    return at + 1;
+  };
+  for (let i = 0; i + 1 < lines.length; i += 1) {
+    const line = lines[i] as Line;
+    const content = slice(line);
+    const next = slice(lines[i + 1]);
+    const overline = ADORNMENT.exec(content);
+    if (overline) {
+      // Over-and-underlined: the title may be inset, and the underline must repeat the overline.
+      const underline = lines[i + 2];
+      const title = plainTitle(next);
+      if (underline && next.trim() !== '' && !ADORNMENT.test(next) && slice(underline).trim() === content.trim() && title !== '') {
+        sections.push({ start: line.start, headingStart: line.start, contentStart: underline.next, level: levelOf(`over${overline[1]}`), title });
+        i += 2;
+      }
+      continue;
+    }
+    if (isBlank(text, line.start, line.end) || /^\s/.test(content)) continue;
+    const underline = ADORNMENT.exec(next);
+    const previous = lines[i - 1];
+    if (!underline || (previous !== undefined && !isBlank(text, previous.start, previous.end))) continue;
+    const title = plainTitle(content);
+    if (title === '') continue;
+    sections.push({ start: line.start, headingStart: line.start, contentStart: (lines[i + 1] as Line).next, level: levelOf(`under${underline[1]}`), title });
+    i += 1;
+  }
+  return sections;
+}
