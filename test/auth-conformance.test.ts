@@ -134,30 +134,45 @@ describe('requests without credentials', () => {
 });
 
 describe('invalid tokens', () => {
-  const cases: Array<[string, () => Promise<string>]> = [
-    ['an unknown static token', async () => STATIC_TOKEN.replace('ci-', 'cj-')],
-    ['RFC 8707: a token for another resource (wrong audience)', () => mint({ aud: 'https://other.example.com/mcp', scope: SCOPE })],
-    ['RFC 9068 §4: a token from another issuer', () => mint({ iss: 'https://evil.example.com/realms/corp', scope: SCOPE })],
-    ['RFC 7519 §4.1.4: an expired token', () => mint({ exp: Math.floor(Date.now() / 1000) - 600, scope: SCOPE })],
-    ['a token without exp', () => mint({ scope: SCOPE }, { omitExp: true })],
-    ['a token signed by a foreign key under an unknown kid', async () => mint({ scope: SCOPE }, { key: await as.foreignKey(), kid: 'foreign' })],
-    ['a token signed by a foreign key under the real kid', async () => mint({ scope: SCOPE }, { key: await as.foreignKey(), kid: 'key-1' })],
-    ['RFC 8725 §3.1: an unsigned token (alg none)', async () => as.mintUnsigned({ scope: SCOPE })],
-    ['RFC 8725 §3.1: an HS256 token keyed with the public key', () => as.mintWithPublicKeyAsHmacSecret({ scope: SCOPE })],
-    ['a string that is no JWT at all', async () => 'not-a-jwt-and-not-a-configured-static-token'],
+  const cases: Array<[string, () => Promise<string>, RegExp]> = [
+    ['an unknown static token', async () => STATIC_TOKEN.replace('ci-', 'cj-'), /not a signed JWT/],
+    ['RFC 8707: a token for another resource (wrong audience)', () => mint({ aud: 'https://other.example.com/mcp', scope: SCOPE }), /audience/],
+    ['RFC 9068 §4: a token from another issuer', () => mint({ iss: 'https://evil.example.com/realms/corp', scope: SCOPE }), /not issued by/],
+    ['RFC 7519 §4.1.4: an expired token', () => mint({ exp: Math.floor(Date.now() / 1000) - 600, scope: SCOPE }), /expired/],
+    ['a token without exp', () => mint({ scope: SCOPE }, { omitExp: true }), /'exp'/],
+    ['a token signed by a foreign key under an unknown kid', async () => mint({ scope: SCOPE }, { key: await as.foreignKey(), kid: 'foreign' }), /no key .* matches/],
+    ['a token signed by a foreign key under the real kid', async () => mint({ scope: SCOPE }, { key: await as.foreignKey(), kid: 'key-1' }), /signature is invalid/],
+    ['RFC 8725 §3.1: an unsigned token (alg none)', async () => as.mintUnsigned({ scope: SCOPE }), /not a signed JWT/],
+    ['RFC 8725 §3.1: an unsigned token (alg none) with a made-up signature', async () => `${as.mintUnsigned({ scope: SCOPE })}c2ln`, /algorithm is not accepted/],
+    ['RFC 8725 §3.1: an HS256 token keyed with the public key', () => as.mintWithPublicKeyAsHmacSecret({ scope: SCOPE }), /algorithm is not accepted/],
+    ['a string that is no JWT at all', async () => 'not-a-jwt-and-not-a-configured-static-token', /not a signed JWT/],
   ];
 
-  it.each(cases)('RFC 6750 §3.1: %s gets 401 invalid_token with a description and resource_metadata', async (_name, token) => {
+  it.each(cases)('RFC 6750 §3.1: %s gets 401 invalid_token with a description and resource_metadata', async (_name, token, description) => {
     const value = await token();
     secretsSeen.push(value);
     const response = await post({ authorization: `Bearer ${value}` });
     expect(response.status).toBe(401);
     const params = challengeParams(response.headers.get('www-authenticate'));
     expect(params).toMatchObject({ error: 'invalid_token', resource_metadata: METADATA_URL, scope: SCOPE });
-    expect(params.error_description).toMatch(/\w/);
+    expect(params.error_description).toMatch(description);
     const body = (await response.json()) as { error: string; error_description: string };
     expect(body.error).toBe('invalid_token');
     expect(body.error_description).not.toContain(value);
+  });
+
+  it('a JWT just under the 16 KB header limit is verified like any other; a larger one gets 431', async () => {
+    const padded = async (bytes: number) => mint({ sub: 'big', scope: SCOPE, pad: 'x'.repeat(bytes) });
+    const small = await padded(0);
+    // Node's default limit is 16 KiB for the request line and all headers together.
+    const under = await padded(Math.floor(((16 * 1024 - 600 - small.length) * 3) / 4));
+    expect(under.length).toBeGreaterThan(15_500);
+    const accepted = await post({ authorization: `Bearer ${under}` });
+    expect(accepted.status).toBe(200);
+    await accepted.body?.cancel();
+    const over = await padded(16 * 1024);
+    const refused = await post({ authorization: `Bearer ${over}` });
+    expect(refused.status).toBe(431);
   });
 
   it('RFC 8707: says which audience the token must carry', async () => {
@@ -224,7 +239,7 @@ describe('accepted credentials', () => {
     expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())).toMatchObject({ kid });
     const client = await server.connect({ Authorization: `Bearer ${token}` });
     await client.close();
-    expect(as.jwksRequests).toBeGreaterThan(fetches);
+    expect(as.jwksRequests).toBe(fetches + 1);
   });
 });
 
@@ -328,7 +343,7 @@ describe('logs', () => {
     await client.close();
     const log = server.rawLog();
     expect(log).toContain(`"principal":"${principalIdForToken(STATIC_TOKEN)}"`);
-    expect(log).toContain('"principal":"oauth:alice"');
+    expect(log).toContain('"principal":"oauth:sub:alice"');
     for (const secret of secretsSeen) {
       // A JWT's signature part is unique to it; a static token is compared whole.
       expect(log).not.toContain(secret.includes('.') ? secret.split('.').slice(0, 2).join('.') : secret);

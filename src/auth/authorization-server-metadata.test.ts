@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthorizationServer } from '../../test/helpers/authorization-server.js';
 import type { TestAuthorizationServer } from '../../test/helpers/authorization-server.js';
 import { AuthError } from './auth-error.js';
 import { authorizationServerMetadataUrls, discoverJwksUri } from './authorization-server-metadata.js';
+import { MAX_AUTH_DOCUMENT_BYTES } from './fetch-json.js';
 
 describe('authorizationServerMetadataUrls', () => {
   it('RFC 8414 §3.1: for an issuer without a path, tries oauth-authorization-server then openid-configuration', () => {
@@ -66,5 +67,52 @@ describe('discoverJwksUri', () => {
     expect(error.message).toContain('http://127.0.0.1:9/.well-known/oauth-authorization-server/x');
     expect(error.message).toContain('http://127.0.0.1:9/x/.well-known/openid-configuration');
     expect(error.message).toContain('OAUTH_JWKS_URL');
+  });
+
+  describe('what it refuses to follow', () => {
+    let as: TestAuthorizationServer;
+    beforeAll(async () => {
+      as = await startAuthorizationServer();
+    });
+    afterAll(async () => as.close());
+    afterEach(() => as.misbehave({}));
+
+    it('does not follow a redirect, even to a valid document', async () => {
+      const target = await startAuthorizationServer();
+      try {
+        as.misbehave({ redirectMetadataTo: `${target.issuer}/.well-known/oauth-authorization-server` });
+        const error = (await discoverJwksUri(as.issuer, { timeoutMs: 2000 }).catch((e: unknown) => e)) as AuthError;
+        expect(error.code).toBe('temporarily_unavailable');
+        expect(error.message).toContain('HTTP 302 (a redirect, which is not followed)');
+        expect(target.metadataRequests).toEqual([]);
+      } finally {
+        await target.close();
+      }
+    });
+
+    it(`refuses a document larger than ${MAX_AUTH_DOCUMENT_BYTES} bytes`, async () => {
+      as.misbehave({ metadataPadding: MAX_AUTH_DOCUMENT_BYTES });
+      const error = (await discoverJwksUri(as.issuer, { timeoutMs: 2000 }).catch((e: unknown) => e)) as AuthError;
+      expect(error.code).toBe('temporarily_unavailable');
+      expect(error.message).toContain(`more than the ${MAX_AUTH_DOCUMENT_BYTES}`);
+    });
+
+    it('accepts an http jwks_uri only for an http (loopback) issuer on its own host', async () => {
+      as.misbehave({ jwksUri: 'http://keys.example/jwks' });
+      const error = (await discoverJwksUri(as.issuer, { timeoutMs: 2000 }).catch((e: unknown) => e)) as AuthError;
+      expect(error.message).toContain('its jwks_uri "http://keys.example/jwks" is not https');
+    });
+
+    it('RFC 8414 §2: refuses a plain-http jwks_uri discovered from an https issuer', async () => {
+      // No TLS server here: the https issuer's metadata is answered in process.
+      const issuer = 'https://as.example';
+      const body = { issuer, jwks_uri: 'http://as.example/jwks' };
+      const viaHttps = async () => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+      const error = (await discoverJwksUri(issuer, { fetch: viaHttps, timeoutMs: 2000 }).catch((e: unknown) => e)) as AuthError;
+      expect(error.code).toBe('temporarily_unavailable');
+      expect(error.message).toContain('its jwks_uri "http://as.example/jwks" is not https');
+      body.jwks_uri = 'https://as.example/jwks';
+      expect(await discoverJwksUri(issuer, { fetch: viaHttps, timeoutMs: 2000 })).toBe('https://as.example/jwks');
+    });
   });
 });

@@ -1,7 +1,6 @@
 import { AuthError } from './auth-error.js';
-
-/** A fetch with the signature of the global one; injectable for tests. */
-export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
+import { fetchJson } from './fetch-json.js';
+import type { FetchLike } from './fetch-json.js';
 
 /**
  * The metadata URLs to try for an issuer, in the order the MCP authorization spec (2025-11-25,
@@ -31,28 +30,32 @@ export function authorizationServerMetadataUrls(issuer: string): string[] {
 }
 
 /**
+ * Whether a discovered `jwks_uri` may be used: https, or plain http only when the issuer itself is
+ * http (which config.ts allows for a loopback issuer alone) and on the issuer's own host. The key set
+ * decides which signatures are trusted, so it must not travel in the clear where the issuer does not.
+ */
+function acceptableJwksUri(jwksUri: string, issuer: string): boolean {
+  const jwks = new URL(jwksUri);
+  if (jwks.protocol === 'https:') return true;
+  const iss = new URL(issuer);
+  return jwks.protocol === 'http:' && iss.protocol === 'http:' && jwks.hostname === iss.hostname;
+}
+
+/**
  * Fetches the issuer's metadata and returns its `jwks_uri`. A document whose `issuer` differs from
  * the configured one is rejected (RFC 8414 §3.3, OpenID Connect Discovery §4.3: it could be an
- * impersonation). Throws AuthError `temporarily_unavailable` naming every URL tried and why it failed.
+ * impersonation). Redirects are not followed and bodies are capped (see fetch-json.ts). Throws
+ * AuthError `temporarily_unavailable` naming every URL tried and why it failed.
  */
 export async function discoverJwksUri(
   issuer: string,
-  { fetch: fetchImpl = fetch, timeoutMs = 5000 }: { fetch?: FetchLike; timeoutMs?: number } = {},
+  { fetch: fetchImpl, timeoutMs = 5000 }: { fetch?: FetchLike; timeoutMs?: number } = {},
 ): Promise<string> {
   const failures: string[] = [];
   for (const url of authorizationServerMetadataUrls(issuer)) {
     let body: unknown;
     try {
-      const response = await fetchImpl(url, {
-        headers: { accept: 'application/json' },
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      if (response.status !== 200) {
-        failures.push(`${url}: HTTP ${response.status}`);
-        await response.body?.cancel();
-        continue;
-      }
-      body = await response.json();
+      body = await fetchJson(url, { timeoutMs, ...(fetchImpl ? { fetch: fetchImpl } : {}) });
     } catch (error) {
       failures.push(`${url}: ${error instanceof Error ? error.message : String(error)}`);
       continue;
@@ -64,6 +67,10 @@ export async function discoverJwksUri(
     }
     if (typeof metadata.jwks_uri !== 'string' || !URL.canParse(metadata.jwks_uri)) {
       failures.push(`${url}: it has no valid jwks_uri`);
+      continue;
+    }
+    if (!acceptableJwksUri(metadata.jwks_uri, issuer)) {
+      failures.push(`${url}: its jwks_uri ${JSON.stringify(metadata.jwks_uri)} is not https`);
       continue;
     }
     return metadata.jwks_uri;

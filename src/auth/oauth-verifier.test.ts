@@ -37,7 +37,7 @@ describe('createOAuthVerifier', () => {
       const exp = Math.floor(Date.now() / 1000) + 600;
       const token = await as.mint({ sub: 'alice', client_id: 'claude', scope: 'docs:read docs:search', exp });
       expect(await verifierFor(as).verify(token)).toEqual({
-        id: 'oauth:alice',
+        id: 'oauth:sub:alice',
         kind: 'oauth',
         scopes: ['docs:read', 'docs:search'],
         clientId: 'claude',
@@ -47,7 +47,7 @@ describe('createOAuthVerifier', () => {
 
     it('discovers the JWKS through OpenID Connect metadata and accepts ES256 with scopes in an scp array', async () => {
       const token = await es.mint({ sub: 'bob', azp: 'cursor', scp: ['docs:read'] });
-      expect(await verifierFor(es).verify(token)).toMatchObject({ id: 'oauth:bob', clientId: 'cursor', scopes: ['docs:read'] });
+      expect(await verifierFor(es).verify(token)).toMatchObject({ id: 'oauth:sub:bob', clientId: 'cursor', scopes: ['docs:read'] });
     });
 
     it('uses OAUTH_JWKS_URL without any discovery when given', async () => {
@@ -96,21 +96,93 @@ describe('createOAuthVerifier', () => {
       }
     });
 
-    it('RFC 8725 §3.1: refuses an unsigned token (alg none)', async () => {
-      const error = await failure(verifierFor(as).verify(as.mintUnsigned({})));
-      expect(error.code).toBe('invalid_token');
+    describe('judges what it can before any network I/O', () => {
+      let fresh: TestAuthorizationServer;
+      beforeAll(async () => {
+        fresh = await startAuthorizationServer({ audience });
+      });
+      afterAll(async () => fresh.close());
+      const requests = () => fresh.metadataRequests.length + fresh.jwksRequests;
+
+      it.each([
+        ['an opaque string', async () => 'opaque-token-0123456789', /not a signed JWT/],
+        ['two parts', async () => 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0', /not a signed JWT/],
+        ['a header that is not JSON', async () => 'bm90LWpzb24.eyJzdWIiOiJ4In0.c2ln', /not a signed JWT/],
+        ['RFC 8725 §3.1: an unsigned token (alg none, empty signature)', async () => fresh.mintUnsigned({}), /not a signed JWT/],
+        ['RFC 8725 §3.1: an HS256 token keyed with the public key', async () => fresh.mintWithPublicKeyAsHmacSecret({}), /signature algorithm is not accepted/],
+      ])('refuses %s as invalid_token without asking the issuer anything', async (_name, token, message) => {
+        const error = await failure(verifierFor(fresh).verify(await token()));
+        expect(error.code).toBe('invalid_token');
+        expect(error.message).toMatch(message);
+        expect(requests()).toBe(0);
+      });
     });
 
-    it('RFC 8725 §3.1: refuses an HS256 token keyed with the public key', async () => {
-      const token = await as.mintWithPublicKeyAsHmacSecret({});
+    it('RFC 8725 §3.1: refuses alg none even with a fake signature part', async () => {
+      const unsigned = as.mintUnsigned({});
+      const error = await failure(verifierFor(as).verify(`${unsigned}c2lnbmF0dXJl`));
+      expect(error.code).toBe('invalid_token');
+      expect(error.message).toContain('signature algorithm is not accepted');
+    });
+
+    it('RFC 7519 §4.1.6, RFC 8725 §3.10: refuses a token issued in the future beyond the clock tolerance', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const error = await failure(verifierFor(as).verify(await as.mint({ iat: now + 120 })));
+      expect(error.code).toBe('invalid_token');
+      expect(error.message).toContain('"iat" claim is in the future');
+      await expect(verifierFor(as).verify(await as.mint({ iat: now + 20 }))).resolves.toMatchObject({ kind: 'oauth' });
+    });
+
+    it('RFC 7519 §4.1.5: refuses a token that is not valid yet (nbf in the future beyond the tolerance)', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const error = await failure(verifierFor(as).verify(await as.mint({ nbf: now + 120 })));
+      expect(error.code).toBe('invalid_token');
+      expect(error.message).toContain('"nbf"');
+      await expect(verifierFor(as).verify(await as.mint({ nbf: now + 20 }))).resolves.toMatchObject({ kind: 'oauth' });
+    });
+
+    it.each([
+      ['exp', -25, true],
+      ['exp', -35, false],
+      ['nbf', 25, true],
+      ['nbf', 35, false],
+      ['iat', 25, true],
+      ['iat', 35, false],
+    ] as const)('clock tolerance of 30 s: %s at now%+d s is accepted: %s', async (claim, offset, accepted) => {
+      const now = Math.floor(Date.now() / 1000);
+      const token = await as.mint({ [claim]: now + offset, ...(claim === 'exp' ? {} : { exp: now + 600 }) });
+      const outcome = verifierFor(as, { clockToleranceSeconds: 30 }).verify(token);
+      if (accepted) await expect(outcome).resolves.toMatchObject({ kind: 'oauth' });
+      else expect((await failure(outcome)).code).toBe('invalid_token');
+    });
+
+    it('RFC 7515 §4.1.11: refuses a token with a critical header extension it does not understand', async () => {
+      const token = await as.mint({}, { header: { crit: ['urn:example:unknown'], 'urn:example:unknown': true }, crit: { 'urn:example:unknown': true } });
       const error = await failure(verifierFor(as).verify(token));
       expect(error.code).toBe('invalid_token');
-      expect(error.message).toContain('algorithm');
     });
 
-    it('refuses garbage as invalid_token', async () => {
-      expect((await failure(verifierFor(as).verify('not.a.jwt'))).code).toBe('invalid_token');
-      expect((await failure(verifierFor(as).verify('opaque-token-0123456789'))).code).toBe('invalid_token');
+    it('RFC 8725 §3.10: never fetches keys from a jku or x5u header, nor trusts an embedded jwk', async () => {
+      const attacker = await startAuthorizationServer({ audience });
+      try {
+        const foreign = await attacker.foreignKey();
+        for (const header of [{ jku: attacker.jwksUrl }, { x5u: `${attacker.issuer}/x5u` }, { jwk: foreign.publicJwk }]) {
+          const token = await as.mint({}, { key: foreign, kid: 'key-1', header });
+          const error = await failure(verifierFor(as).verify(token));
+          expect(error.code).toBe('invalid_token');
+          expect(error.message).toBe('the token signature is invalid');
+        }
+        expect(attacker.jwksRequests + attacker.metadataRequests.length).toBe(0);
+      } finally {
+        await attacker.close();
+      }
+    });
+
+    it("keeps subjects and client ids apart: a client whose id equals a user's sub is another principal", async () => {
+      const user = await verifierFor(as).verify(await as.mint({ sub: 'claude', client_id: 'other-app' }));
+      const client = await verifierFor(as).verify(await as.mint({ sub: undefined, client_id: 'claude' }));
+      expect(user.id).toBe('oauth:sub:claude');
+      expect(client.id).toBe('oauth:client:claude');
     });
 
     it('RFC 6750 §3.1: refuses a valid token lacking a required scope as insufficient_scope, listing the scopes', async () => {
@@ -134,21 +206,33 @@ describe('createOAuthVerifier', () => {
         const kid = await rotating.rotateKey();
         const token = await rotating.mint({ sub: 'after-rotation' });
         expect(kid).toBe('key-2');
-        expect(await verifier.verify(token)).toMatchObject({ id: 'oauth:after-rotation' });
+        expect(await verifier.verify(token)).toMatchObject({ id: 'oauth:sub:after-rotation' });
         expect(rotating.jwksRequests).toBe(fetchesBefore + 1);
       } finally {
         await rotating.close();
       }
     });
 
-    it('reports an unreachable issuer as temporarily_unavailable, not as a bad token, and retries discovery later', async () => {
+    it('reports an unreachable issuer as temporarily_unavailable, not as a bad token, and asks it again only after the backoff', async () => {
       const server = await startAuthorizationServer({ audience });
-      const token = await server.mint({});
-      const { issuer } = server;
-      await server.close();
-      const verifier = createOAuthVerifier({ issuer, audience, timeoutMs: 2000 });
-      expect((await failure(verifier.verify(token))).code).toBe('temporarily_unavailable');
-      expect((await failure(verifier.verify(token))).code).toBe('temporarily_unavailable');
+      try {
+        const token = await server.mint({});
+        server.misbehave({ down: true });
+        let clock = 0;
+        const verifier = verifierFor(server, { now: () => clock, random: () => 0.5 });
+        expect((await failure(verifier.verify(token))).code).toBe('temporarily_unavailable');
+        // Both metadata URLs of an issuer without a path were tried once.
+        expect(server.metadataRequests).toEqual(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']);
+        expect((await failure(verifier.verify(token))).code).toBe('temporarily_unavailable');
+        expect(server.metadataRequests).toHaveLength(2);
+        clock = 30_001;
+        server.misbehave({});
+        await expect(verifier.verify(token)).resolves.toMatchObject({ kind: 'oauth' });
+        expect(server.metadataRequests).toHaveLength(3);
+        expect(server.jwksRequests).toBe(1);
+      } finally {
+        await server.close();
+      }
     });
 
     it('never puts the token in an error message', async () => {

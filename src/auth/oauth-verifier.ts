@@ -1,8 +1,9 @@
-import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
-import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
+import type { JWTPayload } from 'jose';
 import { AuthError } from './auth-error.js';
-import { discoverJwksUri } from './authorization-server-metadata.js';
-import type { FetchLike } from './authorization-server-metadata.js';
+import type { FetchLike } from './fetch-json.js';
+import { createIssuerKeys } from './issuer-keys.js';
+import type { IssuerKeysOptions } from './issuer-keys.js';
 import type { Principal } from './principal.js';
 
 /**
@@ -22,20 +23,23 @@ export interface OAuthVerifierOptions {
   jwksUrl?: string;
   /** Scopes every token must carry (`OAUTH_REQUIRED_SCOPES`). Default none. */
   requiredScopes?: readonly string[];
-  /** Allowed clock skew for `exp`/`nbf`, in seconds. Default 30, range 0–300. */
+  /** Allowed clock skew for `exp`, `nbf` and `iat`, in seconds. Default 30, range 0–300. */
   clockToleranceSeconds?: number;
-  /**
-   * Minimum time between JWKS refetches triggered by an unknown `kid`, in milliseconds (jose's
-   * `cooldownDuration`). Default 30000. A rotated-in key is picked up on the first token that uses it
-   * once the cooldown since the last fetch has passed.
-   */
+  /** See IssuerKeysOptions.cooldownMs. Default 30000. */
   jwksCooldownMs?: number;
-  /** How long the JWKS is trusted before a refetch, in milliseconds (jose's `cacheMaxAge`). Default 600000. */
+  /** See IssuerKeysOptions.maxAgeMs. Default 600000. */
   jwksMaxAgeMs?: number;
+  /** See IssuerKeysOptions.staleMaxAgeMs. Default 21600000 (6 hours). */
+  jwksStaleMaxAgeMs?: number;
+  /** See IssuerKeysOptions.failureBackoffMs. Default 30000. */
+  failureBackoffMs?: number;
   /** Timeout for metadata and JWKS requests, in milliseconds. Default 5000. */
   timeoutMs?: number;
-  /** Fetch used for metadata discovery. Default: the global fetch. */
+  /** Fetch used for metadata discovery and the key set. Default: the global fetch. */
   fetch?: FetchLike;
+  /** Clock and jitter source of the key cache, for tests. */
+  now?: IssuerKeysOptions['now'];
+  random?: IssuerKeysOptions['random'];
 }
 
 export interface OAuthVerifier {
@@ -98,12 +102,32 @@ function toAuthError(error: unknown, options: { issuer: string; audience: string
   return new AuthError('temporarily_unavailable', `token verification failed unexpectedly: ${String(error)}`, { cause: error });
 }
 
+// RFC 7515 §7.1 compact serialisation: three base64url parts, the signature not empty.
+const JWS_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/**
+ * What can be judged without the issuer's keys: the token's shape and its header's algorithm. Runs
+ * before any network I/O, so junk in an Authorization header never makes the server call the issuer.
+ */
+function checkShape(token: string): void {
+  if (!JWS_COMPACT.test(token)) throw new AuthError('invalid_token', 'the token is not a signed JWT (three base64url parts separated by dots)');
+  let alg: unknown;
+  try {
+    ({ alg } = decodeProtectedHeader(token));
+  } catch {
+    throw new AuthError('invalid_token', 'the token is not a signed JWT (its header is not base64url-encoded JSON)');
+  }
+  if (typeof alg !== 'string' || !(ALLOWED_JWT_ALGORITHMS as readonly string[]).includes(alg)) {
+    throw new AuthError('invalid_token', `the token's signature algorithm is not accepted; accepted: ${ALLOWED_JWT_ALGORITHMS.join(', ')}`);
+  }
+}
+
 /**
  * An OAuth 2.1 resource server's token check: JWT access tokens verified with jose against the
- * issuer's JWKS — signature, issuer, audience (RFC 8707), a required `exp`, and an allow-list of
- * asymmetric algorithms — then the required scopes. The JWKS location is discovered lazily on the
- * first token (so the server starts even while the IdP is down); a failed discovery is retried on
- * the next token.
+ * issuer's JWKS — signature, issuer, audience (RFC 8707), a required `exp`, an `iat` not in the
+ * future, and an allow-list of asymmetric algorithms — then the required scopes. The key set is
+ * fetched lazily on the first well-formed token (so the server starts even while the IdP is down) and
+ * cached as issuer-keys.ts describes.
  */
 export function createOAuthVerifier({
   issuer,
@@ -111,10 +135,14 @@ export function createOAuthVerifier({
   jwksUrl,
   requiredScopes = [],
   clockToleranceSeconds = 30,
-  jwksCooldownMs = 30_000,
-  jwksMaxAgeMs = 600_000,
-  timeoutMs = 5000,
+  jwksCooldownMs,
+  jwksMaxAgeMs,
+  jwksStaleMaxAgeMs,
+  failureBackoffMs,
+  timeoutMs,
   fetch: fetchImpl,
+  now,
+  random,
 }: OAuthVerifierOptions): OAuthVerifier {
   if (!URL.canParse(issuer)) throw new TypeError(`OAuth issuer ${JSON.stringify(issuer)} is not an absolute URL`);
   if (audience === '') throw new TypeError('OAuth audience must not be empty');
@@ -122,31 +150,18 @@ export function createOAuthVerifier({
   if (!(clockToleranceSeconds >= 0 && clockToleranceSeconds <= 300)) {
     throw new RangeError(`clock tolerance ${clockToleranceSeconds}s is outside 0–300`);
   }
-
-  const remoteOptions = { cooldownDuration: jwksCooldownMs, cacheMaxAge: jwksMaxAgeMs, timeoutDuration: timeoutMs };
-  let keySet: Promise<JWTVerifyGetKey> | undefined =
-    jwksUrl === undefined ? undefined : Promise.resolve(createRemoteJWKSet(new URL(jwksUrl), remoteOptions));
-
-  const getKeySet = (): Promise<JWTVerifyGetKey> => {
-    if (keySet === undefined) {
-      const pending = discoverJwksUri(issuer, { timeoutMs, ...(fetchImpl ? { fetch: fetchImpl } : {}) }).then((uri) =>
-        createRemoteJWKSet(new URL(uri), remoteOptions),
-      );
-      keySet = pending;
-      // Forget a failure so the next token retries discovery.
-      pending.catch(() => {
-        if (keySet === pending) keySet = undefined;
-      });
-    }
-    return keySet;
-  };
+  const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+  const keys = createIssuerKeys({
+    issuer,
+    ...defined({ jwksUrl, cooldownMs: jwksCooldownMs, maxAgeMs: jwksMaxAgeMs, staleMaxAgeMs: jwksStaleMaxAgeMs, failureBackoffMs, timeoutMs, fetch: fetchImpl, now, random }),
+  });
 
   return {
     async verify(token) {
+      checkShape(token);
       let payload: JWTPayload;
       try {
-        const jwks = await getKeySet();
-        ({ payload } = await jwtVerify(token, jwks, {
+        ({ payload } = await jwtVerify(token, keys.getKey, {
           issuer,
           audience,
           algorithms: [...ALLOWED_JWT_ALGORITHMS],
@@ -156,10 +171,15 @@ export function createOAuthVerifier({
       } catch (error) {
         throw toAuthError(error, { issuer, audience });
       }
+      // jose checks a future `iat` only together with maxTokenAge; a token issued in the future is
+      // a clock problem or a forgery either way (RFC 7519 §4.1.6, RFC 8725 §3.10).
+      if (typeof payload.iat === 'number' && payload.iat > Math.floor(Date.now() / 1000) + clockToleranceSeconds) {
+        throw new AuthError('invalid_token', `the token's "iat" claim is in the future (${new Date(payload.iat * 1000).toISOString()})`);
+      }
 
       const clientId = stringClaim(payload, 'client_id') ?? stringClaim(payload, 'azp');
-      const subject = stringClaim(payload, 'sub') ?? clientId;
-      if (subject === undefined) {
+      const subject = stringClaim(payload, 'sub');
+      if (subject === undefined && clientId === undefined) {
         throw new AuthError('invalid_token', 'the token has neither a "sub" nor a "client_id" claim to identify its holder');
       }
       const scopes = scopesOf(payload);
@@ -170,7 +190,9 @@ export function createOAuthVerifier({
         });
       }
       return {
-        id: `oauth:${subject}`,
+        // Subjects and client ids in separate namespaces: a client whose id equals a user's `sub` must
+        // not share that user's sessions.
+        id: subject === undefined ? `oauth:client:${clientId}` : `oauth:sub:${subject}`,
         kind: 'oauth',
         scopes,
         ...(clientId === undefined ? {} : { clientId }),

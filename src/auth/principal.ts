@@ -5,8 +5,9 @@
 export interface Principal {
   /**
    * Stable identifier. Static tokens: `token:` + 12 hex digits derived from the token (see
-   * static-tokens.ts). OAuth: `oauth:` + the token's `sub` (or its client id when it has no `sub`), so
-   * a refreshed token keeps the same principal and its sessions.
+   * static-tokens.ts). OAuth: `oauth:sub:` + the token's `sub`, or `oauth:client:` + its client id
+   * when it has no `sub` — separate namespaces, so a client id never equals a user's principal — and a
+   * refreshed token keeps the same principal and its sessions.
    */
   id: string;
   kind: 'static' | 'oauth';

@@ -27,7 +27,7 @@ describe('createVerifier', () => {
     it('accepts static tokens and OAuth tokens side by side', async () => {
       const verifier = createVerifier({ staticTokens: [ciToken], oauth: { issuer: as.issuer, audience } });
       expect(await verifier.verify(`Bearer ${ciToken}`)).toEqual({ id: principalIdForToken(ciToken), kind: 'static', scopes: [] });
-      expect(await verifier.verify(`bearer ${await as.mint({ sub: 'carol' })}`)).toMatchObject({ id: 'oauth:carol', kind: 'oauth' });
+      expect(await verifier.verify(`bearer ${await as.mint({ sub: 'carol' })}`)).toMatchObject({ id: 'oauth:sub:carol', kind: 'oauth' });
     });
 
     it('applies required scopes to OAuth tokens only: static tokens are full access', async () => {

@@ -42,6 +42,14 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
       ? undefined
       : requireMetricsToken({ token: auth.metricsToken, onRefused: () => onRefused?.('metrics_token') });
   if (!auth.enabled) return { required: false, authenticate: undefined, routes: undefined, metricsGuard };
+  if (auth.oauth !== undefined && auth.oauth.audience !== auth.resource) {
+    // Allowed (some IdPs cannot put a URL in `aud`), but then a token for this audience may be
+    // accepted by other servers too: RFC 8707 wants the resource URL.
+    logger.warn(
+      { oauth_audience: auth.oauth.audience, resource: auth.resource },
+      `OAUTH_AUDIENCE is not this server's resource URL ${auth.resource}; tokens minted for ${auth.oauth.audience} may also be accepted by other services that share that audience`,
+    );
+  }
 
   const verifier = createVerifier({
     staticTokens: [...auth.staticTokens, ...fileTokens],

@@ -37,6 +37,22 @@ export interface MintOptions {
   omitKid?: boolean;
   /** Leave out `exp`. */
   omitExp?: boolean;
+  /** Further protected-header parameters (crit, jku, x5u, jwk, …). */
+  header?: Record<string, unknown>;
+  /** Extensions the signer must accept in `crit` (jose's sign option). */
+  crit?: Record<string, boolean>;
+}
+
+/** How the server misbehaves, for tests of the resource server's defences. */
+export interface Misbehaviour {
+  /** Answer every request with 503. */
+  down?: boolean;
+  /** Answer the metadata URLs with a 302 to this location instead of the document. */
+  redirectMetadataTo?: string;
+  /** jwks_uri written into the metadata instead of the real one. */
+  jwksUri?: string;
+  /** Pad the metadata document with this many extra bytes. */
+  metadataPadding?: number;
 }
 
 export interface TestAuthorizationServer {
@@ -54,8 +70,10 @@ export interface TestAuthorizationServer {
   mintWithPublicKeyAsHmacSecret(claims: JWTPayload): Promise<string>;
   /** Adds a new signing key to the JWKS (keeping the old ones) and signs with it from now on. */
   rotateKey(): Promise<string>;
+  /** Changes how the server answers from now on (replaces any earlier misbehaviour). */
+  misbehave(how: Misbehaviour): void;
   /** Key pair that is not in this server's JWKS. */
-  foreignKey(alg?: SigningAlgorithm): Promise<{ privateKey: CryptoKey; alg: SigningAlgorithm; kid?: string }>;
+  foreignKey(alg?: SigningAlgorithm): Promise<{ privateKey: CryptoKey; publicJwk: JWK; alg: SigningAlgorithm; kid?: string }>;
   close(): Promise<void>;
 }
 
@@ -76,6 +94,7 @@ export async function startAuthorizationServer({
   let jwksRequests = 0;
   const metadataRequests: string[] = [];
   let issuer = '';
+  let misbehaviour: Misbehaviour = {};
 
   const path = issuerPath.replace(/\/+$/, '');
   const wellKnown =
@@ -92,10 +111,21 @@ export async function startAuthorizationServer({
     if (url.pathname.startsWith('/.well-known/') || url.pathname.endsWith('/.well-known/openid-configuration')) {
       metadataRequests.push(url.pathname);
     }
+    if (url.pathname === `${path}/jwks`) jwksRequests += 1;
+    if (misbehaviour.down) {
+      send(503, { error: 'temporarily_unavailable' });
+      return;
+    }
+    if (wellKnown.includes(url.pathname) && misbehaviour.redirectMetadataTo !== undefined) {
+      res.writeHead(302, { location: misbehaviour.redirectMetadataTo });
+      res.end();
+      return;
+    }
     if (wellKnown.includes(url.pathname)) {
       send(200, {
+        ...(misbehaviour.metadataPadding ? { padding: 'x'.repeat(misbehaviour.metadataPadding) } : {}),
         issuer: metadataIssuer ?? issuer,
-        jwks_uri: `${issuer}/jwks`,
+        jwks_uri: misbehaviour.jwksUri ?? `${issuer}/jwks`,
         authorization_endpoint: `${issuer}/authorize`,
         token_endpoint: `${issuer}/token`,
         response_types_supported: ['code'],
@@ -106,7 +136,6 @@ export async function startAuthorizationServer({
       return;
     }
     if (url.pathname === `${path}/jwks`) {
-      jwksRequests += 1;
       send(200, { keys: keys.map((key) => key.publicJwk) });
       return;
     }
@@ -139,8 +168,8 @@ export async function startAuthorizationServer({
       if (options.omitExp) delete payload.exp;
       const kid = options.omitKid ? undefined : (options.kid ?? ('kid' in key ? key.kid : undefined));
       return new SignJWT(payload)
-        .setProtectedHeader({ alg: key.alg, typ: 'at+jwt', ...(kid === undefined ? {} : { kid }) })
-        .sign(key.privateKey);
+        .setProtectedHeader({ alg: key.alg, typ: 'at+jwt', ...(kid === undefined ? {} : { kid }), ...options.header })
+        .sign(key.privateKey, options.crit ? { crit: options.crit } : undefined);
     },
     mintUnsigned(claims) {
       return new UnsecuredJWT(defaults(claims)).encode();
@@ -155,9 +184,12 @@ export async function startAuthorizationServer({
       keys.push(key);
       return key.kid;
     },
+    misbehave(how) {
+      misbehaviour = how;
+    },
     async foreignKey(foreignAlg = alg) {
-      const { privateKey } = await generateKeyPair(foreignAlg);
-      return { privateKey, alg: foreignAlg };
+      const { privateKey, publicKey } = await generateKeyPair(foreignAlg, { extractable: true });
+      return { privateKey, publicJwk: await exportJWK(publicKey), alg: foreignAlg };
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

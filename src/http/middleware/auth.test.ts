@@ -2,6 +2,10 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { AuthError } from '../../auth/auth-error.js';
 import { createVerifier } from '../../auth/verifier.js';
+import type { Verifier } from '../../auth/verifier.js';
+import { loadConfig } from '../../config.js';
+import { silentLogger } from '../../logger.js';
+import { createAuthentication } from '../authentication.js';
 import { authErrorResponse, bearerAuth } from './auth.js';
 import type { AuthVariables } from './auth.js';
 import { requireMetricsToken } from './metrics-token.js';
@@ -76,6 +80,48 @@ describe('bearerAuth', () => {
     expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadata}"`);
     expect(ran).toBe(before);
     expect(refused.at(-1)).toBe('missing_token');
+  });
+});
+
+describe('bearerAuth error log', () => {
+  const unavailable: Verifier = {
+    requiredScopes: [],
+    verify: async () => {
+      throw new AuthError('temporarily_unavailable', 'could not fetch the signing keys');
+    },
+  };
+  function appLogging(errorLogIntervalMs: number) {
+    const lines: Array<{ level: string; fields: Record<string, unknown> }> = [];
+    const record = (level: string) => (fields: Record<string, unknown>) => lines.push({ level, fields });
+    const logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
+    const app = new Hono();
+    app.use('/mcp', bearerAuth({ verifier: unavailable, resource, logger, errorLogIntervalMs }));
+    app.post('/mcp', (c) => c.text('ran'));
+    const errors = () => lines.filter((l) => l.level === 'error');
+    return { app, errors };
+  }
+
+  it('writes at most one error line per interval while tokens cannot be checked, then says how many it left out', async () => {
+    const { app, errors } = appLogging(200);
+    for (let i = 0; i < 20; i++) expect((await app.request('/mcp', { method: 'POST', headers: { authorization: `Bearer ${token}` } })).status).toBe(503);
+    expect(errors()).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 250));
+    await app.request('/mcp', { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    expect(errors()).toHaveLength(2);
+    expect(errors()[1]!.fields).toMatchObject({ code: 'temporarily_unavailable', suppressed: 19 });
+  });
+});
+
+describe('createAuthentication', () => {
+  it('warns at boot when OAUTH_AUDIENCE is not the resource URL, and not when it is', () => {
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (_fields: unknown, message?: string) => void warnings.push(message ?? '') };
+    const env = { PUBLIC_URL: 'https://docs.example.com', OAUTH_ISSUER: 'https://as.example.com' };
+    createAuthentication({ auth: loadConfig(env).auth, logger });
+    expect(warnings).toEqual([]);
+    createAuthentication({ auth: loadConfig({ ...env, OAUTH_AUDIENCE: 'api://corpus' }).auth, logger });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('OAUTH_AUDIENCE is not this server\'s resource URL https://docs.example.com/mcp');
   });
 });
 

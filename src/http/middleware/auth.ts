@@ -90,6 +90,11 @@ export interface BearerAuthOptions {
   logger?: Logger;
   /** Called with the AuthError code of each refused request (metrics). Must not throw. */
   onRefused?: (reason: string) => void;
+  /**
+   * At most one error line per this many milliseconds for tokens that could not be checked (the
+   * issuer unreachable); the next line says how many were left out. Default 30000.
+   */
+  errorLogIntervalMs?: number;
 }
 
 /**
@@ -98,12 +103,27 @@ export interface BearerAuthOptions {
  * `principal` and `authInfo` on the context.
  */
 export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<{ Variables: AuthVariables }> {
-  const { verifier, resource, logger = silentLogger, onRefused } = options;
+  const { verifier, resource, logger = silentLogger, onRefused, errorLogIntervalMs = 30_000 } = options;
   if (!verifier) throw new TypeError('bearerAuth: verifier is required');
   if (!resource || !URL.canParse(resource)) throw new TypeError(`bearerAuth: resource ${JSON.stringify(resource)} is not an absolute URL`);
   const challenge: ChallengeOptions = {
     resourceMetadataUrl: protectedResourceMetadataUrl(resource),
     requiredScopes: verifier.requiredScopes,
+  };
+
+  // While the issuer is down every request fails the same way; anyone can send requests, so the
+  // error log must not grow with them.
+  let lastErrorLogAt = -Infinity;
+  let unlogged = 0;
+  const logUnavailable = (error: AuthError) => {
+    const now = Date.now();
+    if (now - lastErrorLogAt < errorLogIntervalMs) {
+      unlogged += 1;
+      return;
+    }
+    logger.error({ code: error.code, reason: error.message, ...(unlogged > 0 ? { suppressed: unlogged } : {}) }, 'token could not be verified');
+    lastErrorLogAt = now;
+    unlogged = 0;
   };
 
   return async function bearerAuthMiddleware(c, next) {
@@ -113,7 +133,7 @@ export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<{ Vari
     } catch (error) {
       if (!(error instanceof AuthError)) throw error;
       if (error.code === 'temporarily_unavailable') {
-        logger.error({ code: error.code, reason: error.message }, 'token could not be verified');
+        logUnavailable(error);
       } else {
         logger.info({ code: error.code, reason: error.message }, 'request refused by authentication');
       }
