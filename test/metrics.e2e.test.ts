@@ -51,11 +51,11 @@ describe('metrics over a real server', () => {
 
     const after = await server.scrape();
     const delta = (name: string, labels: Record<string, string> = {}) => value(after, name, labels) - value(before, name, labels);
-    expect(delta('corpus_mcp_tool_calls_total', { tool: 'search_documents', outcome: 'ok' })).toBe(1);
-    expect(delta('corpus_mcp_tool_calls_total', { tool: 'search_documents', outcome: 'tool_error' })).toBe(1);
-    expect(delta('corpus_mcp_tool_calls_total', { tool: 'get_chunk', outcome: 'tool_error' })).toBe(1);
-    expect(delta('corpus_mcp_tool_calls_total', { tool: 'unknown', outcome: 'protocol_error' })).toBe(1);
-    expect(delta('corpus_mcp_tool_call_duration_seconds_count', { tool: 'search_documents', outcome: 'ok' })).toBe(1);
+    expect(delta('corpus_mcp_tool_calls_total', { tool: 'search_documents', outcome: 'ok', era: 'legacy' })).toBe(1);
+    expect(delta('corpus_mcp_tool_calls_total', { tool: 'search_documents', outcome: 'tool_error', era: 'legacy' })).toBe(1);
+    expect(delta('corpus_mcp_tool_calls_total', { tool: 'get_chunk', outcome: 'tool_error', era: 'legacy' })).toBe(1);
+    expect(delta('corpus_mcp_tool_calls_total', { tool: 'unknown', outcome: 'protocol_error', era: 'legacy' })).toBe(1);
+    expect(delta('corpus_mcp_tool_call_duration_seconds_count', { tool: 'search_documents', outcome: 'ok', era: 'legacy' })).toBe(1);
     expect(delta('corpus_mcp_search_results_count')).toBe(1); // failed searches return no result list
     expect(delta('corpus_mcp_search_results_sum')).toBe(hits);
     // no label anywhere carries what the client sent

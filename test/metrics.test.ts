@@ -29,30 +29,30 @@ describe('createMetrics', () => {
   });
 
   describe('recordToolCall', () => {
-    it('counts calls and observes latency by tool and outcome', async () => {
+    it('counts calls and observes latency by tool, outcome and era', async () => {
       const metrics = createMetrics({ defaultMetrics: false });
-      metrics.recordToolCall({ tool: 'get_chunk', outcome: 'ok', durationSeconds: 0.002 });
-      metrics.recordToolCall({ tool: 'get_chunk', outcome: 'tool_error', durationSeconds: 0.001 });
-      metrics.recordToolCall({ tool: 'get_chunk', outcome: 'ok', durationSeconds: 0.003 });
+      metrics.recordToolCall({ tool: 'get_chunk', outcome: 'ok', era: 'legacy', durationSeconds: 0.002 });
+      metrics.recordToolCall({ tool: 'get_chunk', outcome: 'tool_error', era: 'legacy', durationSeconds: 0.001 });
+      metrics.recordToolCall({ tool: 'get_chunk', outcome: 'ok', era: 'legacy', durationSeconds: 0.003 });
       const samples = await scrape(metrics);
-      expect(sampleValue(samples, 'corpus_mcp_tool_calls_total', { tool: 'get_chunk', outcome: 'ok' })).toBe(2);
-      expect(sampleValue(samples, 'corpus_mcp_tool_calls_total', { tool: 'get_chunk', outcome: 'tool_error' })).toBe(1);
-      expect(sampleValue(samples, 'corpus_mcp_tool_call_duration_seconds_count', { tool: 'get_chunk', outcome: 'ok' })).toBe(2);
-      expect(sampleValue(samples, 'corpus_mcp_tool_call_duration_seconds_sum', { tool: 'get_chunk', outcome: 'ok' })).toBeCloseTo(0.005);
+      expect(sampleValue(samples, 'corpus_mcp_tool_calls_total', { tool: 'get_chunk', outcome: 'ok', era: 'legacy' })).toBe(2);
+      expect(sampleValue(samples, 'corpus_mcp_tool_calls_total', { tool: 'get_chunk', outcome: 'tool_error', era: 'legacy' })).toBe(1);
+      expect(sampleValue(samples, 'corpus_mcp_tool_call_duration_seconds_count', { tool: 'get_chunk', outcome: 'ok', era: 'legacy' })).toBe(2);
+      expect(sampleValue(samples, 'corpus_mcp_tool_call_duration_seconds_sum', { tool: 'get_chunk', outcome: 'ok', era: 'legacy' })).toBeCloseTo(0.005);
     });
 
     it('labels a tool name outside the known list as unknown', async () => {
       const metrics = createMetrics({ defaultMetrics: false });
-      metrics.recordToolCall({ tool: 'drop_tables; --', outcome: 'protocol_error', durationSeconds: 0 });
+      metrics.recordToolCall({ tool: 'drop_tables; --', outcome: 'protocol_error', era: 'legacy', durationSeconds: 0 });
       const samples = await scrape(metrics);
-      expect(sampleValue(samples, 'corpus_mcp_tool_calls_total', { tool: 'unknown', outcome: 'protocol_error' })).toBe(1);
+      expect(sampleValue(samples, 'corpus_mcp_tool_calls_total', { tool: 'unknown', outcome: 'protocol_error', era: 'legacy' })).toBe(1);
       expect(samples.some((s) => Object.values(s.labels).includes('drop_tables; --'))).toBe(false);
     });
 
     it('observes the result count of searches into a histogram', async () => {
       const metrics = createMetrics({ defaultMetrics: false });
-      metrics.recordToolCall({ tool: 'search_documents', outcome: 'ok', durationSeconds: 0.01, resultCount: 0 });
-      metrics.recordToolCall({ tool: 'search_documents', outcome: 'ok', durationSeconds: 0.01, resultCount: 7 });
+      metrics.recordToolCall({ tool: 'search_documents', outcome: 'ok', era: 'legacy', durationSeconds: 0.01, resultCount: 0 });
+      metrics.recordToolCall({ tool: 'search_documents', outcome: 'ok', era: 'legacy', durationSeconds: 0.01, resultCount: 7 });
       const samples = await scrape(metrics);
       expect(sampleValue(samples, 'corpus_mcp_search_results_count')).toBe(2);
       expect(sampleValue(samples, 'corpus_mcp_search_results_sum')).toBe(7);

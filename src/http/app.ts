@@ -5,13 +5,17 @@
 //   options.middleware (request ids, metrics, …)  — every route
 //   /healthz, /readyz                               — open: probes run before any auth or host check
 //   options.routes (/, /metrics)                    — open, or guarded by their own middleware
-//   /mcp: host check → options.beforeMcp (drain refusal) → options.authenticate → body limit → the MCP handler
+//   /mcp: host check → options.beforeMcp (drain refusal) → options.authenticate → body limit → the MCP handler,
+//         which routes each request to its protocol era (legacy sessions on SDK 1.x, modern on SDK v2)
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { MiddlewareHandler } from 'hono';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { IndexHolder } from '../mcp/index-holder.js';
-import { createMcpServerFactory } from '../mcp/create-mcp-server.js';
-import type { ToolCallEvent } from '../mcp/create-mcp-server.js';
+import { createLegacyServerFactory } from '../mcp/legacy-server.js';
+import { createMcpService } from '../mcp/mcp-service.js';
+import type { McpEra, ToolCallEvent } from '../mcp/mcp-service.js';
+import { createModernServerFactory } from '../mcp/modern-server.js';
 import type { ToolLimits } from '../mcp/tools/tool-limits.js';
 import { silentLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
@@ -36,7 +40,10 @@ export interface AppOptions {
   maxSessionsPerPrincipal?: number;
   /** Largest request body accepted on /mcp, in bytes, ≥ 1; larger ones get 413. Default 1 048 576 (1 MiB). */
   maxBodyBytes?: number;
-  /** JSON-RPC requests one session may have in progress, ≥ 1 (a batch counts as its members); more get 429. Default 16. */
+  /**
+   * JSON-RPC requests one legacy session, or one principal's modern requests together, may have in
+   * progress, ≥ 1 (a batch counts as its members); more get 429. Default 16.
+   */
   maxConcurrentPerSession?: number;
   /** Longest a tool call waits for the index before it is answered with an error, in milliseconds. Default 30000. */
   requestTimeoutMs?: number;
@@ -44,7 +51,7 @@ export interface AppOptions {
   toolLimits?: Partial<ToolLimits>;
   /** Host names allowed besides loopback and the PUBLIC_URL host. Default none. */
   extraAllowedHosts?: readonly string[];
-  /** Reported in the MCP initialize result. Default { name: 'corpus-mcp', version: '0.0.0' }. */
+  /** Reported in the MCP initialize and server/discover results. Default { name: 'corpus-mcp', version: '0.0.0' }. */
   serverInfo?: { name: string; version: string };
   logger?: Logger;
   /** Whether search queries may be logged. Default false. */
@@ -68,12 +75,14 @@ export interface AppOptions {
   onToolCall?: (event: ToolCallEvent) => void;
   /** A request named a live session of another principal (answered 404). Must not throw. */
   onForeignSession?: () => void;
+  /** A request reached the MCP handler and was routed to this era. Must not throw. */
+  onRequestEra?: (era: McpEra) => void;
 }
 
 export interface CorpusApp {
   app: Hono<AppEnv>;
   sessions: SessionRegistry;
-  /** Closes every session (ends their SSE streams). The HTTP server is the caller's to close. */
+  /** Closes every session and modern exchange (ends their SSE streams). The HTTP server is the caller's to close. */
   close(): Promise<void>;
 }
 
@@ -100,6 +109,7 @@ export function createApp(options: AppOptions): CorpusApp {
     onSessionEvent,
     onToolCall,
     onForeignSession,
+    onRequestEra,
   } = options;
 
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new RangeError(`createApp: maxBodyBytes must be a whole number ≥ 1, got ${maxBodyBytes}`);
@@ -110,7 +120,16 @@ export function createApp(options: AppOptions): CorpusApp {
     logger,
     onEvent: onSessionEvent,
   });
-  const createServer = createMcpServerFactory({ index, serverInfo, logger, logQueries, onToolCall, requestTimeoutMs, toolLimits });
+  const service = createMcpService({ index, serverInfo, logger, logQueries, onToolCall, requestTimeoutMs, toolLimits });
+  const createServer = createLegacyServerFactory(service);
+  // Modern answers are cacheable by anyone only when anyone may ask.
+  const createModernServer = createModernServerFactory(service, { cacheScope: authenticate ? 'private' : 'public' });
+  const modern = createMcpHandler(createModernServer, {
+    legacy: 'reject',
+    maxRequestBodySize: maxBodyBytes,
+    // Refusals (-32020, -32022, …) are answered to the client; they are worth a debug line, not more.
+    onerror: (error) => logger.debug({ err: error, era: 'modern' }, 'modern request refused or failed'),
+  });
 
   const app = new Hono<AppEnv>();
   for (const m of middleware) app.use(m);
@@ -129,7 +148,7 @@ export function createApp(options: AppOptions): CorpusApp {
       onError: (c) => c.json(jsonRpcErrorBody(SERVER_ERROR, `Payload Too Large: the request body must not exceed ${maxBodyBytes} bytes`), 413),
     }),
   );
-  app.all('/mcp', mcpHandler({ sessions, createServer, logger, maxConcurrentPerSession, onForeignSession }));
+  app.all('/mcp', mcpHandler({ sessions, createServer, modern, logger, maxConcurrentPerSession, onForeignSession, onRequestEra }));
 
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp` }, 404));
   app.onError((error, c) => {
@@ -143,5 +162,11 @@ export function createApp(options: AppOptions): CorpusApp {
     return c.json(jsonRpcErrorBody(SERVER_ERROR, 'Internal server error'), 500);
   });
 
-  return { app, sessions, close: () => sessions.closeAll() };
+  return {
+    app,
+    sessions,
+    close: async () => {
+      await Promise.all([sessions.closeAll(), modern.close()]);
+    },
+  };
 }

@@ -3,9 +3,12 @@
 // Label values come from fixed sets only (route patterns, known tool names, enumerated reasons) so
 // no query, path, id or token can ever become a label, and cardinality stays bounded.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { MCP_ERAS } from '../mcp/mcp-service.js';
+import type { McpEra } from '../mcp/mcp-service.js';
+import { TOOLS } from '../mcp/tools/create-tools.js';
 
-/** The tools the server registers; any other name is counted as 'unknown'. */
-export const KNOWN_TOOLS = ['search_documents', 'get_chunk', 'get_document', 'list_documents'] as const;
+/** The tools the server offers; any other name is counted as 'unknown'. */
+export const KNOWN_TOOLS: readonly string[] = TOOLS.map((tool) => tool.name);
 
 /** ok: the tool answered; tool_error: it answered with isError:true; protocol_error: JSON-RPC error. */
 export const TOOL_OUTCOMES = ['ok', 'tool_error', 'protocol_error'] as const;
@@ -53,6 +56,8 @@ export interface CreateMetricsOptions {
 export interface ToolCallRecord {
   tool: string;
   outcome: ToolOutcome;
+  /** The protocol era the call came in. */
+  era: McpEra;
   durationSeconds: number;
   /** Hits returned, for search_documents calls that answered; omitted otherwise. */
   resultCount?: number;
@@ -64,6 +69,8 @@ export interface Metrics {
   /** HTTP request finished (or failed). `route` must be a registered pattern, never a raw path. */
   recordHttpRequest(method: string, route: string, status: number, durationSeconds: number): void;
   recordToolCall(call: ToolCallRecord): void;
+  /** A request reached the MCP handler and was routed to `era`. */
+  recordMcpRequest(era: McpEra): void;
   recordSessionCreated(): void;
   recordSessionEnded(reason: SessionEndReason): void;
   /** Read the live session count from its source of truth at scrape time (e.g. the cache's size). */
@@ -102,15 +109,21 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   });
   const toolCalls = new Counter({
     name: 'corpus_mcp_tool_calls_total',
-    help: 'MCP tool calls, by tool and outcome (ok, tool_error, protocol_error).',
-    labelNames: ['tool', 'outcome'] as const,
+    help: 'MCP tool calls, by tool, outcome (ok, tool_error, protocol_error) and protocol era (legacy, modern).',
+    labelNames: ['tool', 'outcome', 'era'] as const,
     registers,
   });
   const toolDuration = new Histogram({
     name: 'corpus_mcp_tool_call_duration_seconds',
-    help: 'MCP tool call latency, by tool and outcome.',
-    labelNames: ['tool', 'outcome'] as const,
+    help: 'MCP tool call latency, by tool, outcome and protocol era.',
+    labelNames: ['tool', 'outcome', 'era'] as const,
     buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const mcpRequests = new Counter({
+    name: 'corpus_mcp_requests_total',
+    help: 'Requests that passed authentication and reached the MCP endpoint, by the protocol era they were routed to (legacy: 2025 sessions; modern: 2026-07-28).',
+    labelNames: ['era'] as const,
     registers,
   });
   const searchResults = new Histogram({
@@ -162,8 +175,9 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   });
   boot.set(bootTimeMs / 1000);
   indexReady.set(0);
-  // Pre-create the session series so dashboards see 0 rather than "no data" before the first event.
+  // Pre-create the session and era series so dashboards see 0 rather than "no data" before the first event.
   for (const reason of SESSION_END_REASONS) sessionsEnded.inc({ reason }, 0);
+  for (const era of MCP_ERAS) mcpRequests.inc({ era }, 0);
 
   if (defaultMetrics) collectDefaultMetrics({ register: registry });
 
@@ -174,11 +188,14 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
       httpRequests.inc(labels);
       httpDuration.observe(labels, durationSeconds);
     },
-    recordToolCall({ tool, outcome, durationSeconds, resultCount }) {
-      const labels = { tool: tools.has(tool) ? tool : 'unknown', outcome };
+    recordToolCall({ tool, outcome, era, durationSeconds, resultCount }) {
+      const labels = { tool: tools.has(tool) ? tool : 'unknown', outcome, era };
       toolCalls.inc(labels);
       toolDuration.observe(labels, durationSeconds);
       if (resultCount !== undefined) searchResults.observe(resultCount);
+    },
+    recordMcpRequest(era) {
+      mcpRequests.inc({ era });
     },
     recordSessionCreated() {
       activeCount += 1;

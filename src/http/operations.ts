@@ -7,7 +7,7 @@ import { Hono } from 'hono';
 import type { MiddlewareHandler } from 'hono';
 import type { AppLogger, Logger } from '../logger.js';
 import type { IndexHolder } from '../mcp/index-holder.js';
-import type { ToolCallEvent } from '../mcp/create-mcp-server.js';
+import type { McpEra, ToolCallEvent } from '../mcp/mcp-service.js';
 import type { CorpusApp } from './app.js';
 import { createMetrics } from './metrics.js';
 import type { Metrics } from './metrics.js';
@@ -46,6 +46,7 @@ export interface OperationsAppOptions {
   notReadyReason: () => string | undefined;
   onSessionEvent: (event: SessionEvent) => void;
   onToolCall: (event: ToolCallEvent) => void;
+  onRequestEra: (era: McpEra) => void;
 }
 
 export interface Operations {
@@ -82,6 +83,7 @@ export function createOperations(options: OperationsOptions): Operations {
     metrics.recordToolCall({
       tool: event.tool,
       outcome: event.outcome,
+      era: event.era,
       durationSeconds: event.durationMs / 1000,
       ...(event.resultCount !== undefined && event.outcome === 'ok' ? { resultCount: event.resultCount } : {}),
     });
@@ -92,12 +94,13 @@ export function createOperations(options: OperationsOptions): Operations {
     shutdown,
     appOptions: {
       logger: requestScopedLogger(logger),
-      middleware: [requestId({ logger }), httpMetrics({ metrics })],
+      middleware: [requestId({ logger, eraOf: (c) => c.get('era') }), httpMetrics({ metrics })],
       beforeMcp: [refuseNewSessionsWhileDraining({ isDraining: () => shutdown.draining })],
       routes,
       notReadyReason: () => (shutdown.draining ? 'the server is shutting down' : undefined),
       onSessionEvent,
       onToolCall,
+      onRequestEra: (era) => metrics.recordMcpRequest(era),
     },
     onAuthRefused: (reason) => metrics.recordAuthFailure(reason),
     attach(server, app) {

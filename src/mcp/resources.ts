@@ -2,15 +2,13 @@
 // conversation. URIs use a file-less scheme so they never look like (or resolve to) a path on the
 // server's disk: `corpus:///<source>`, each path segment percent-encoded, e.g.
 // `corpus:///guides/getting%20started.md`.
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ListResourcesResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ServedCorpus } from './index-holder.js';
+import { McpRequestError } from './mcp-request-error.js';
 import { decodeCursor, encodeCursor } from './tools/page-cursor.js';
 
 export const RESOURCE_URI_PREFIX = 'corpus:///';
 export const RESOURCES_PAGE_SIZE = 100;
-/** JSON-RPC error code the MCP specification assigns to "resource not found". */
-const RESOURCE_NOT_FOUND = -32002;
 
 export function resourceUri(source: string): string {
   return RESOURCE_URI_PREFIX + source.split('/').map(encodeURIComponent).join('/');
@@ -48,7 +46,7 @@ export function listResources({ index }: ServedCorpus, cursor: string | undefine
   if (cursor !== undefined) {
     const position = decodeCursor(cursor);
     if (position === undefined || position > all.length) {
-      throw new McpError(ErrorCode.InvalidParams, `invalid cursor "${cursor.slice(0, 80)}": pass nextCursor from the previous resources/list result, or omit it`);
+      throw new McpRequestError('invalid_cursor', `invalid cursor "${cursor.slice(0, 80)}": pass nextCursor from the previous resources/list result, or omit it`);
     }
     start = position;
   }
@@ -70,7 +68,7 @@ export function readResource({ index }: ServedCorpus, uri: string): ReadResource
   const source = sourceOfUri(uri);
   const document = source === undefined ? undefined : index.getDocument(source);
   if (!document) {
-    throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: "${uri.slice(0, 200)}"; use a uri from resources/list (corpus:///<source>)`, { uri });
+    throw new McpRequestError('resource_not_found', `Resource not found: "${uri.slice(0, 200)}"; use a uri from resources/list (corpus:///<source>)`, { uri });
   }
   return { contents: [{ uri: resourceUri(document.source), mimeType: mimeTypeOf(document.source), text: document.text }] };
 }

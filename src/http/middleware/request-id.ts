@@ -68,10 +68,12 @@ export interface RequestIdOptions {
   quietPaths?: readonly string[];
   /** Principal id of an authenticated request, if auth stored one. Default: none. */
   principalOf?: (c: Parameters<MiddlewareHandler>[0]) => string | undefined;
+  /** The MCP protocol era the request was routed to, if it reached the MCP route. Default: none. */
+  eraOf?: (c: Parameters<MiddlewareHandler>[0]) => string | undefined;
 }
 
 export function requestId(options: RequestIdOptions): MiddlewareHandler<{ Variables: RequestIdVariables }> {
-  const { logger, headerName = 'x-request-id', generate = randomUUID, principalOf } = options;
+  const { logger, headerName = 'x-request-id', generate = randomUUID, principalOf, eraOf } = options;
   const quiet = new Set(options.quietPaths ?? ['/healthz', '/readyz', '/metrics']);
   if (!headerName) throw new TypeError('requestId: headerName must be a non-empty header name');
 
@@ -100,6 +102,8 @@ export function requestId(options: RequestIdOptions): MiddlewareHandler<{ Variab
         };
         if (sessionId) fields.session_id = sessionId;
         if (principal) fields.principal = principal;
+        const era = eraOf?.(c);
+        if (era) fields.era = era;
         // A probe answering 503 is expected while starting or draining: worth a warning, not an error.
         const level = quiet.has(c.req.path) ? (status < 400 ? 'debug' : 'warn') : status >= 500 ? 'error' : 'info';
         context.logger[level](fields, 'request completed');

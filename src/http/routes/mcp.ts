@@ -1,32 +1,48 @@
-// The MCP endpoint: POST (client messages), GET (the server-to-client SSE stream) and DELETE (end the
-// session), all handed to the SDK's web-standard Streamable HTTP transport of the session named by
-// the Mcp-Session-Id header. A POST without that header must be an initialize request; it gets a
-// fresh transport and server, registered in the session registry once the transport assigns the id.
+// The MCP endpoint, one URL for two protocol eras. Each request is classified once, on a body parsed
+// once, with SDK v2's own predicate (`isLegacyRequest`), and routed:
+//   legacy (initialize, and every request carrying Mcp-Session-Id): POST (client messages), GET (the
+//     server-to-client SSE stream) and DELETE (end the session), handed to the 1.x web-standard
+//     Streamable HTTP transport of the session named by the Mcp-Session-Id header. A POST without that
+//     header must be an initialize request; it gets a fresh transport and server, registered in the
+//     session registry once the transport assigns the id.
+//   modern (2026-07-28: the request carries its protocol version in `_meta`): SDK v2's strict handler,
+//     which builds a server per request; nothing outlives the request.
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isLegacyRequest } from '@modelcontextprotocol/server';
+import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { silentLogger } from '../../logger.js';
 import type { Logger } from '../../logger.js';
+import type { McpEra } from '../../mcp/mcp-service.js';
 import type { AppEnv } from '../app-env.js';
 import { INVALID_REQUEST, jsonRpcErrorBody, PARSE_ERROR, SERVER_ERROR, SESSION_NOT_FOUND } from '../json-rpc-error.js';
 import type { Session, SessionRegistry } from '../sessions.js';
 
 export interface McpHandlerOptions {
   sessions: SessionRegistry;
-  /** Makes the MCP server for a new session (shared handlers; see createMcpServerFactory). */
+  /** Makes the 1.x MCP server for a new legacy session (shared handlers; see createLegacyServerFactory). */
   createServer: () => Server;
+  /** Serves modern (2026-07-28) requests: SDK v2's `createMcpHandler(…, { legacy: 'reject' })`. */
+  modern: McpHttpHandler;
   logger?: Logger;
   /**
-   * JSON-RPC requests one session may have in progress at once, ≥ 1 (a batch counts as its members);
-   * more get 429 with Retry-After. A request counts until its response has been read to the end or
-   * abandoned. Default 16.
+   * JSON-RPC requests one legacy session, or one principal's modern requests together, may have in
+   * progress at once, ≥ 1 (a batch counts as its members); more get 429 with Retry-After. A request
+   * counts until its response has been read to the end or abandoned. With authentication off, every
+   * modern request counts against one shared anonymous principal. Default 16.
    */
   maxConcurrentPerSession?: number;
   /** Called when a request names a live session that belongs to another principal (metrics). Must not throw. */
   onForeignSession?: () => void;
+  /** Called once per request that reached the endpoint, with the era it was routed to (metrics). Must not throw. */
+  onRequestEra?: (era: McpEra) => void;
 }
+
+/** The principal key modern requests count against when authentication is off. */
+const ANONYMOUS = '';
 
 /** Seconds a client is told to wait after a 429. */
 const RETRY_AFTER_SECONDS = 1;
@@ -75,21 +91,74 @@ function onceFinished(response: Response, done: () => void): Response {
 
 const isInitialize = (body: unknown) => (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body));
 
-export function mcpHandler({ sessions, createServer, logger = silentLogger, maxConcurrentPerSession = 16, onForeignSession }: McpHandlerOptions) {
+/** A POST body as read once: its text, and its JSON value when it parses. */
+interface ReadBody {
+  text: string;
+  parsed: unknown;
+  parsedOk: boolean;
+}
+
+async function readBody(c: Context<AppEnv>): Promise<ReadBody> {
+  const text = await c.req.text();
+  try {
+    return { text, parsed: JSON.parse(text), parsedOk: true };
+  } catch {
+    return { text, parsed: undefined, parsedOk: false };
+  }
+}
+
+export function mcpHandler({
+  sessions,
+  createServer,
+  modern,
+  logger = silentLogger,
+  maxConcurrentPerSession = 16,
+  onForeignSession,
+  onRequestEra,
+}: McpHandlerOptions) {
   if (!Number.isInteger(maxConcurrentPerSession) || maxConcurrentPerSession < 1) {
     throw new RangeError(`mcpHandler: maxConcurrentPerSession must be a whole number ≥ 1, got ${maxConcurrentPerSession}`);
   }
   /** Requests in progress per live session (a batch counts as its members); an ended session's entry goes with it. */
   const inFlight = new WeakMap<Session, number>();
+  /** Modern requests in progress per principal id; an entry is removed when it drops to 0. */
+  const inFlightModern = new Map<string, number>();
 
-  async function startSession(c: Context<AppEnv>): Promise<Response> {
-    let body: unknown;
-    try {
-      body = await c.req.json();
-    } catch {
+  /**
+   * Admits a request of `weight` JSON-RPC messages against a budget that already has `running` in
+   * progress, or answers why not: a batch larger than the whole budget can never fit (400), a full
+   * budget is told to slow down (429). `holder` names the budget in the message.
+   */
+  function refuseOverBudget(c: Context<AppEnv>, weight: number, running: number, holder: string): Response | undefined {
+    if (weight > maxConcurrentPerSession) {
+      return c.json(
+        jsonRpcErrorBody(
+          INVALID_REQUEST,
+          `Invalid Request: a batch of ${weight} messages exceeds the ${maxConcurrentPerSession} requests ${holder} may have in progress; send at most ${maxConcurrentPerSession} at a time`,
+        ),
+        400,
+      );
+    }
+    if (running + weight > maxConcurrentPerSession) {
+      return c.json(
+        jsonRpcErrorBody(
+          SERVER_ERROR,
+          `Too Many Requests: ${holder} already has ${running} requests in progress (the limit is ${maxConcurrentPerSession}); wait for one to finish or retry after ${RETRY_AFTER_SECONDS} s`,
+        ),
+        429,
+        { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      );
+    }
+    return undefined;
+  }
+
+  const weightOf = (body: ReadBody) => (body.parsedOk && Array.isArray(body.parsed) ? Math.max(body.parsed.length, 1) : 1);
+
+  async function startSession(c: Context<AppEnv>, body: ReadBody): Promise<Response> {
+    if (!body.parsedOk) {
       return c.json(jsonRpcErrorBody(PARSE_ERROR, 'Parse error: the request body is not valid JSON'), 400);
     }
-    if (!isInitialize(body)) {
+    if (!isInitialize(body.parsed)) {
       return c.json(
         jsonRpcErrorBody(SERVER_ERROR, 'Bad Request: no Mcp-Session-Id header; start a session with an initialize request first'),
         400,
@@ -108,21 +177,13 @@ export function mcpHandler({ sessions, createServer, logger = silentLogger, maxC
     };
     server.onerror = (error) => logger.debug({ err: error, session_id: transport.sessionId }, 'mcp transport error');
     await server.connect(transport);
-    const response = await transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo'), parsedBody: body });
+    const response = await transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo'), parsedBody: body.parsed });
     // Refused before a session existed (bad headers, bad protocol version): nothing to keep.
     if (transport.sessionId === undefined) await server.close();
     return response;
   }
 
-  return async function mcpRoute(c: Context<AppEnv>): Promise<Response> {
-    const sessionId = c.req.header('mcp-session-id');
-    if (sessionId === undefined) {
-      if (c.req.method === 'POST') return startSession(c);
-      if (c.req.method === 'GET' || c.req.method === 'DELETE') {
-        return c.json(jsonRpcErrorBody(SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required'), 400);
-      }
-      return c.json(jsonRpcErrorBody(SERVER_ERROR, 'Method not allowed'), 405, { Allow: 'GET, POST, DELETE' });
-    }
+  async function onSession(c: Context<AppEnv>, sessionId: string, body: ReadBody | undefined): Promise<Response> {
     // Peek first: a request from anyone but the owner must not keep the session alive.
     const session = sessions.peek(sessionId);
     // A session belongs to the principal that created it. Another principal's request on it is
@@ -147,52 +208,80 @@ export function mcpHandler({ sessions, createServer, logger = silentLogger, maxC
       );
     }
     sessions.get(sessionId); // the owner's request: refresh the idle timer and recency
-    if (c.req.method !== 'POST') return session.transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo') });
+    if (body === undefined) return session.transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo') });
 
     // One client flooding its session with requests it does not read must not hold unbounded
     // streams and buffers; it is told to slow down, and other sessions are unaffected. A JSON-RPC
     // batch counts as the requests it holds (the SDK accepts up to 100 in one POST), so batching
-    // cannot multiply the limit. The body is parsed here once and handed to the transport.
-    const text = await c.req.text();
-    let parsed: unknown;
-    let parsedOk = true;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsedOk = false;
-    }
-    const weight = parsedOk && Array.isArray(parsed) ? Math.max(parsed.length, 1) : 1;
-    if (weight > maxConcurrentPerSession) {
-      return c.json(
-        jsonRpcErrorBody(
-          INVALID_REQUEST,
-          `Invalid Request: a batch of ${weight} messages exceeds the ${maxConcurrentPerSession} requests a session may have in progress; send at most ${maxConcurrentPerSession} at a time`,
-        ),
-        400,
-      );
-    }
+    // cannot multiply the limit.
+    const weight = weightOf(body);
     const running = inFlight.get(session) ?? 0;
-    if (running + weight > maxConcurrentPerSession) {
-      return c.json(
-        jsonRpcErrorBody(
-          SERVER_ERROR,
-          `Too Many Requests: this session already has ${running} requests in progress (the limit is ${maxConcurrentPerSession}); wait for one to finish or retry after ${RETRY_AFTER_SECONDS} s`,
-        ),
-        429,
-        { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-      );
-    }
+    const refusal = refuseOverBudget(c, weight, running, 'this session');
+    if (refusal) return refusal;
     inFlight.set(session, running + weight);
     const release = () => inFlight.set(session, (inFlight.get(session) ?? weight) - weight);
     let response: Response;
     try {
       // Unparseable bodies go to the transport as they came, so it answers them exactly as it would.
-      const request = parsedOk ? c.req.raw : new Request(c.req.raw.url, { method: 'POST', headers: c.req.raw.headers, body: text });
-      response = await session.transport.handleRequest(request, parsedOk ? { authInfo: c.get('authInfo'), parsedBody: parsed } : { authInfo: c.get('authInfo') });
+      const request = body.parsedOk ? c.req.raw : new Request(c.req.raw.url, { method: 'POST', headers: c.req.raw.headers, body: body.text });
+      response = await session.transport.handleRequest(request, body.parsedOk ? { authInfo: c.get('authInfo'), parsedBody: body.parsed } : { authInfo: c.get('authInfo') });
     } catch (error) {
       release();
       throw error;
     }
     return onceFinished(response, release);
+  }
+
+  /**
+   * A modern request: no session to bound, so the in-flight bound is the principal's. The handler
+   * answers the revision's own refusals (-32020 header/body mismatch, -32022 unsupported version).
+   */
+  async function serveModern(c: Context<AppEnv>, body: ReadBody): Promise<Response> {
+    const principal = c.get('principal')?.id ?? ANONYMOUS;
+    const weight = weightOf(body);
+    const running = inFlightModern.get(principal) ?? 0;
+    const refusal = refuseOverBudget(c, weight, running, principal === ANONYMOUS ? 'this server (authentication is off)' : 'this principal');
+    if (refusal) return refusal;
+    inFlightModern.set(principal, running + weight);
+    const release = () => {
+      const left = (inFlightModern.get(principal) ?? weight) - weight;
+      if (left > 0) inFlightModern.set(principal, left);
+      else inFlightModern.delete(principal);
+    };
+    let response: Response;
+    try {
+      response = await modern.fetch(c.req.raw, { authInfo: c.get('authInfo'), parsedBody: body.parsed });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return onceFinished(response, release);
+  }
+
+  function routed(c: Context<AppEnv>, era: McpEra): void {
+    c.set('era', era);
+    try {
+      onRequestEra?.(era);
+    } catch {
+      // metrics must never fail a request
+    }
+  }
+
+  return async function mcpRoute(c: Context<AppEnv>): Promise<Response> {
+    const method = c.req.method;
+    if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
+      return c.json(jsonRpcErrorBody(SERVER_ERROR, 'Method not allowed'), 405, { Allow: 'GET, POST, DELETE' });
+    }
+    const sessionId = c.req.header('mcp-session-id');
+    // The body is read once, here; both eras get it parsed (Hono has consumed the stream).
+    const body = method === 'POST' ? await readBody(c) : undefined;
+    // A request on a session is legacy by construction: 2026-07-28 has no sessions. Otherwise the SDK's
+    // own predicate decides; an unparseable body has no envelope claim, so it is legacy too.
+    const legacy = sessionId !== undefined || body === undefined || !body.parsedOk || (await isLegacyRequest(c.req.raw, body.parsed));
+    routed(c, legacy ? 'legacy' : 'modern');
+    if (!legacy) return serveModern(c, body!);
+    if (sessionId !== undefined) return onSession(c, sessionId, body);
+    if (body !== undefined) return startSession(c, body);
+    return c.json(jsonRpcErrorBody(SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required'), 400);
   };
 }

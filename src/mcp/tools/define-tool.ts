@@ -1,7 +1,7 @@
 // One shape for every tool: a zod input schema (checked by us, so a bad argument becomes a readable
 // tool error rather than a protocol error), an output schema (published once as JSON Schema), and a
 // pure handler over the served corpus. Everything here is built once at module load and shared by all
-// sessions; nothing is allocated per session.
+// sessions and both protocol eras; nothing is allocated per session or per request.
 import { z } from 'zod';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServedCorpus } from '../index-holder.js';
@@ -28,9 +28,12 @@ export interface DefinedTool {
 
 const ANNOTATIONS = Object.freeze({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
 
+/**
+ * JSON Schema 2020-12, declared with `$schema`: the default dialect since MCP 2025-11-25 and what SDK
+ * v2 emits, so both eras publish the very same schema.
+ */
 function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): Tool['inputSchema'] {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-7' }) as Record<string, unknown>;
-  return rest as Tool['inputSchema'];
+  return z.toJSONSchema(schema, { io, target: 'draft-2020-12' }) as Tool['inputSchema'];
 }
 
 function describeValue(value: unknown): string {

@@ -1,41 +1,24 @@
-// One MCP server per session, all sharing one index. A session is meant to cost almost nothing while
-// idle, so everything that does not depend on the session is built here once per process: the tools/list
-// answer, the tool table, the request handlers and the JSON Schema validator. Each session then gets a
-// low-level SDK `Server` with those shared handlers attached (McpServer would rebuild JSON Schemas on
-// every tools/list and hold per-session tool registrations).
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+// What the server does, independent of the protocol era that asks: the tool table, the tools/list
+// answer, tool calls, resources, and waiting for the index. Built once per process and shared by every
+// legacy session and every modern request; the era adapters (legacy-server.ts on SDK 1.x,
+// modern-server.ts on SDK v2) only translate between their SDK and this core, so no tool logic and no
+// schema is written twice and both eras answer the same `structuredContent`.
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { CallToolRequest, CallToolResult, ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ListResourcesResult, ListToolsResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { silentLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
 import type { IndexHolder, ServedCorpus } from './index-holder.js';
+import { McpRequestError } from './mcp-request-error.js';
 import { listResources, readResource } from './resources.js';
-import type { DefinedTool } from './tools/define-tool.js';
-import { getChunk } from './tools/get-chunk.js';
-import { createGetDocument } from './tools/get-document.js';
-import { createListDocuments } from './tools/list-documents.js';
-import { createSearchDocuments } from './tools/search-documents.js';
+import { createTools, TOOLS } from './tools/create-tools.js';
 import { ToolError } from './tools/tool-error.js';
 import type { ToolErrorCode } from './tools/tool-error.js';
-import { DEFAULT_TOOL_LIMITS, resolveToolLimits } from './tools/tool-limits.js';
+import { resolveToolLimits } from './tools/tool-limits.js';
 import type { ToolLimits } from './tools/tool-limits.js';
 
-/** The tools every session offers under `limits`, in the order tools/list shows them. */
-export function createTools(limits: ToolLimits): readonly DefinedTool[] {
-  return [createSearchDocuments(limits), getChunk, createGetDocument(limits), createListDocuments(limits)];
-}
-
-/** The tools with the default limits. */
-export const TOOLS: readonly DefinedTool[] = createTools(DEFAULT_TOOL_LIMITS);
+/** The protocol eras: legacy is 2025-11-25 and earlier (initialize, sessions), modern is 2026-07-28 (per request). */
+export const MCP_ERAS = ['legacy', 'modern'] as const;
+export type McpEra = (typeof MCP_ERAS)[number];
 
 export type ToolCallOutcome = 'ok' | 'tool_error' | 'protocol_error';
 
@@ -44,18 +27,27 @@ export interface ToolCallEvent {
   tool: string;
   outcome: ToolCallOutcome;
   durationMs: number;
+  era: McpEra;
   /** Set when outcome is tool_error. */
   errorCode?: ToolErrorCode;
   /** search_documents only: how many results were returned. */
   resultCount?: number;
+  /** Legacy era only: the session the call came on. */
   sessionId?: string;
   authInfo?: AuthInfo;
 }
 
-export interface McpServerOptions {
+/** Who asked, as far as the core needs to know (logs, metrics, audit). */
+export interface CallContext {
+  era: McpEra;
+  sessionId?: string;
+  authInfo?: AuthInfo;
+}
+
+export interface McpServiceOptions {
   /** Where the shared index comes from; tool calls wait until it is built. */
   index: IndexHolder;
-  /** `{ name, version }` reported in the initialize result. */
+  /** `{ name, version }` reported in the initialize and server/discover results. */
   serverInfo?: { name: string; version: string };
   logger?: Logger;
   /** Whether query text may be written to logs. Default false. */
@@ -71,6 +63,19 @@ export interface McpServerOptions {
   toolLimits?: Partial<ToolLimits>;
 }
 
+export interface McpService {
+  readonly serverInfo: Readonly<{ name: string; version: string }>;
+  readonly instructions: string;
+  /** The tools/list answer, computed once: the same object in both eras. */
+  readonly listToolsResult: ListToolsResult;
+  /** Runs a tool. A bad argument is a tool result with `isError`; an unknown tool throws McpRequestError. */
+  callTool(name: string, rawArguments: unknown, context: CallContext): Promise<CallToolResult>;
+  /** One page of resources; throws McpRequestError (invalid_cursor, index_*). */
+  listResources(cursor: string | undefined): Promise<ListResourcesResult>;
+  /** A document's text; throws McpRequestError (resource_not_found, index_*). */
+  readResource(uri: string): Promise<ReadResourceResult>;
+}
+
 /** The index was not built within the request timeout. */
 class IndexNotReadyError extends Error {
   constructor(readonly waitedMs: number) {
@@ -84,8 +89,6 @@ const INSTRUCTIONS =
   'relevant passages; read one in full with get_chunk, or page through its document with get_document. ' +
   'Use list_documents to see what the corpus contains. Cite documents by their source path.';
 
-const CAPABILITIES = { tools: {}, resources: {}, logging: {} } as const;
-
 function toolResult(structured: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
@@ -94,11 +97,7 @@ function toolErrorResult(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-/**
- * Builds the shared parts once and returns a function that makes a fresh, unconnected `Server` for a
- * new session.
- */
-export function createMcpServerFactory(options: McpServerOptions): () => Server {
+export function createMcpService(options: McpServiceOptions): McpService {
   const {
     index: holder,
     serverInfo = { name: 'corpus-mcp', version: '0.0.0' },
@@ -109,15 +108,13 @@ export function createMcpServerFactory(options: McpServerOptions): () => Server 
     toolLimits,
   } = options;
   if (!Number.isFinite(requestTimeoutMs) || requestTimeoutMs < 1) {
-    throw new RangeError(`createMcpServerFactory: requestTimeoutMs must be ≥ 1, got ${requestTimeoutMs}`);
+    throw new RangeError(`createMcpService: requestTimeoutMs must be ≥ 1, got ${requestTimeoutMs}`);
   }
   const limits = resolveToolLimits(toolLimits);
   const tools = toolLimits === undefined ? TOOLS : createTools(limits);
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
   const toolNames = tools.map((t) => t.name).join(', ');
   const listToolsResult: ListToolsResult = Object.freeze({ tools: tools.map((t) => t.listing) });
-  const jsonSchemaValidator = new AjvJsonSchemaValidator();
-  const info = Object.freeze({ ...serverInfo });
 
   // Calls that arrive before the index is built wait for it, but never past the request timeout: a
   // client that gets no answer cannot tell a slow build from a dead server.
@@ -138,21 +135,22 @@ export function createMcpServerFactory(options: McpServerOptions): () => Server 
     try {
       return await corpus();
     } catch (error) {
-      const reason = error instanceof IndexNotReadyError ? `${error.message}; retry in a few seconds` : 'the document index failed to build';
-      throw new McpError(ErrorCode.InternalError, reason);
+      if (error instanceof IndexNotReadyError) throw new McpRequestError('index_not_ready', `${error.message}; retry in a few seconds`);
+      throw new McpRequestError('index_unavailable', 'the document index failed to build');
     }
   };
 
-  const report = (event: ToolCallEvent, request: CallToolRequest) => {
+  const report = (event: ToolCallEvent, rawArguments: unknown) => {
     const fields: Record<string, unknown> = {
       tool: event.tool,
       outcome: event.outcome,
+      era: event.era,
       duration_ms: Math.round(event.durationMs * 100) / 100,
       session_id: event.sessionId,
     };
     if (event.errorCode) fields.error_code = event.errorCode;
     if (event.resultCount !== undefined) fields.result_count = event.resultCount;
-    if (logQueries && event.tool === 'search_documents') fields.query = request.params.arguments?.query;
+    if (logQueries && event.tool === 'search_documents') fields.query = (rawArguments as { query?: unknown } | undefined)?.query;
     logger.info(fields, 'tool call');
     try {
       onToolCall?.(event);
@@ -161,14 +159,21 @@ export function createMcpServerFactory(options: McpServerOptions): () => Server 
     }
   };
 
-  const callTool = async (request: CallToolRequest, extra: { sessionId?: string; authInfo?: AuthInfo }): Promise<CallToolResult> => {
+  const callTool = async (name: string, rawArguments: unknown, context: CallContext): Promise<CallToolResult> => {
     const started = performance.now();
-    const tool = toolsByName.get(request.params.name);
-    const event: ToolCallEvent = { tool: tool?.name ?? 'unknown', outcome: 'ok', durationMs: 0, sessionId: extra.sessionId, authInfo: extra.authInfo };
+    const tool = toolsByName.get(name);
+    const event: ToolCallEvent = {
+      tool: tool?.name ?? 'unknown',
+      outcome: 'ok',
+      durationMs: 0,
+      era: context.era,
+      sessionId: context.sessionId,
+      authInfo: context.authInfo,
+    };
     try {
       if (!tool) {
         event.outcome = 'protocol_error';
-        throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name.slice(0, 100)}"; this server offers: ${toolNames}`);
+        throw new McpRequestError('unknown_tool', `unknown tool "${name.slice(0, 100)}"; this server offers: ${toolNames}`);
       }
       let served: ServedCorpus;
       try {
@@ -183,7 +188,7 @@ export function createMcpServerFactory(options: McpServerOptions): () => Server 
         return toolErrorResult('The document index failed to build, so no document can be served. The server operator must check the logs and restart it.');
       }
       try {
-        const structured = tool.call(request.params.arguments, served);
+        const structured = tool.call(rawArguments, served);
         if (Array.isArray(structured.results)) event.resultCount = structured.results.length;
         return toolResult(structured);
       } catch (error) {
@@ -193,25 +198,21 @@ export function createMcpServerFactory(options: McpServerOptions): () => Server 
           return toolErrorResult(error.message);
         }
         event.errorCode = 'internal_error';
-        logger.error({ err: error, tool: tool.name }, 'tool handler failed');
+        logger.error({ err: error, tool: tool.name, era: context.era }, 'tool handler failed');
         return toolErrorResult(`${tool.name} failed with an internal error. Try again; if it persists, the server operator should check the logs.`);
       }
     } finally {
       event.durationMs = performance.now() - started;
-      report(event, request);
+      report(event, rawArguments);
     }
   };
 
-  const listTools = () => listToolsResult;
-  const listResourcesHandler = async (request: { params?: { cursor?: string } }) => listResources(await corpusForResources(), request.params?.cursor, limits.maxPageSize);
-  const readResourceHandler = async (request: { params: { uri: string } }) => readResource(await corpusForResources(), request.params.uri);
-
-  return function createMcpServer(): Server {
-    const server = new Server(info, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator });
-    server.setRequestHandler(ListToolsRequestSchema, listTools);
-    server.setRequestHandler(CallToolRequestSchema, callTool);
-    server.setRequestHandler(ListResourcesRequestSchema, listResourcesHandler);
-    server.setRequestHandler(ReadResourceRequestSchema, readResourceHandler);
-    return server;
-  };
+  return Object.freeze({
+    serverInfo: Object.freeze({ ...serverInfo }),
+    instructions: INSTRUCTIONS,
+    listToolsResult,
+    callTool,
+    listResources: async (cursor: string | undefined) => listResources(await corpusForResources(), cursor, limits.maxPageSize),
+    readResource: async (uri: string) => readResource(await corpusForResources(), uri),
+  });
 }

@@ -1,0 +1,61 @@
+// The 2025 era (initialize, sessions; protocol 2025-11-25 and earlier) on @modelcontextprotocol/sdk 1.x.
+// One server per session, all sharing one service. A session is meant to cost almost nothing while
+// idle, so the handlers and the JSON Schema validator are built once per process; each session gets a
+// low-level SDK `Server` with them attached (McpServer would rebuild JSON Schemas on every tools/list
+// and hold per-session tool registrations).
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
+import { McpRequestError } from './mcp-request-error.js';
+import type { McpRequestErrorCode } from './mcp-request-error.js';
+import type { McpService } from './mcp-service.js';
+
+/** Logging stays offered in this era only; 2026-07-28 deprecates it. */
+const CAPABILITIES = { tools: {}, resources: {}, logging: {} } as const;
+
+/** JSON-RPC codes of the 2025-11-25 revision (resource not found is -32002 there). */
+const LEGACY_CODES: Record<McpRequestErrorCode, number> = {
+  unknown_tool: ErrorCode.InvalidParams,
+  invalid_cursor: ErrorCode.InvalidParams,
+  resource_not_found: -32002,
+  index_not_ready: ErrorCode.InternalError,
+  index_unavailable: ErrorCode.InternalError,
+};
+
+/** Runs `work`, turning the core's typed refusals into this SDK's protocol errors. */
+async function legacyErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof McpRequestError) throw new McpError(LEGACY_CODES[error.code], error.message, error.data);
+    throw error;
+  }
+}
+
+/** Returns a function that makes a fresh, unconnected 1.x `Server` for a new session. */
+export function createLegacyServerFactory(service: McpService): () => Server {
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
+  const listTools = () => service.listToolsResult;
+  const callTool = (request: CallToolRequest, extra: { sessionId?: string; authInfo?: AuthInfo }) =>
+    legacyErrors(() => service.callTool(request.params.name, request.params.arguments, { era: 'legacy', sessionId: extra.sessionId, authInfo: extra.authInfo }));
+  const listResources = (request: { params?: { cursor?: string } }) => legacyErrors(() => service.listResources(request.params?.cursor));
+  const readResource = (request: { params: { uri: string } }) => legacyErrors(() => service.readResource(request.params.uri));
+
+  return function createLegacyServer(): Server {
+    const server = new Server(service.serverInfo, { capabilities: CAPABILITIES, instructions: service.instructions, jsonSchemaValidator });
+    server.setRequestHandler(ListToolsRequestSchema, listTools);
+    server.setRequestHandler(CallToolRequestSchema, callTool);
+    server.setRequestHandler(ListResourcesRequestSchema, listResources);
+    server.setRequestHandler(ReadResourceRequestSchema, readResource);
+    return server;
+  };
+}

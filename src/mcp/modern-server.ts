@@ -1,0 +1,83 @@
+// The 2026-07-28 era (no initialize, no sessions: every request carries its version, client info and
+// capabilities in `_meta`) on SDK v2 (@modelcontextprotocol/server). `createMcpHandler` calls the
+// factory once per request; the instance it gets is a low-level v2 `Server` with handlers shared by
+// every request, translating to and from the same service the legacy era uses.
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
+import type {
+  CallToolRequest,
+  CallToolResult,
+  ListResourcesRequest,
+  ListResourcesResult,
+  ListToolsResult,
+  McpRequestContext,
+  ReadResourceRequest,
+  ReadResourceResult,
+  ServerContext,
+} from '@modelcontextprotocol/server';
+import { McpRequestError } from './mcp-request-error.js';
+import type { McpRequestErrorCode } from './mcp-request-error.js';
+import type { McpService } from './mcp-service.js';
+
+/**
+ * How long a client may keep tools/list, resources/list, resources/read and server/discover answers,
+ * in milliseconds. They change only when the index is reloaded, and a client listening on
+ * subscriptions/listen is told at once; five minutes bounds how stale a client that does not listen
+ * can be.
+ */
+export const MODERN_LIST_TTL_MS = 300_000;
+
+/**
+ * Offered to modern clients: tools and resources. Logging is deprecated in 2026-07-28 and not offered;
+ * the server never asks clients for sampling or roots.
+ */
+const CAPABILITIES = { tools: {}, resources: {} } as const;
+
+/** JSON-RPC codes of the 2026-07-28 revision (resource not found is -32602 there). */
+const MODERN_CODES: Record<Exclude<McpRequestErrorCode, 'resource_not_found'>, ProtocolErrorCode> = {
+  unknown_tool: ProtocolErrorCode.InvalidParams,
+  invalid_cursor: ProtocolErrorCode.InvalidParams,
+  index_not_ready: ProtocolErrorCode.InternalError,
+  index_unavailable: ProtocolErrorCode.InternalError,
+};
+
+/** Runs `work`, turning the core's typed refusals into this SDK's protocol errors. */
+async function modernErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof McpRequestError)) throw error;
+    if (error.code === 'resource_not_found') throw new ResourceNotFoundError(String(error.data?.uri ?? ''), error.message);
+    throw new ProtocolError(MODERN_CODES[error.code], error.message, error.data);
+  }
+}
+
+export interface ModernServerOptions {
+  /**
+   * Who may share a cached list or document: 'private' (one principal; the default, right whenever
+   * authentication is on) or 'public' (any client; fine for an open loopback server).
+   */
+  cacheScope?: 'public' | 'private';
+}
+
+/** Returns the `createMcpHandler` factory: a fresh, unconnected v2 `Server` per modern request. */
+export function createModernServerFactory(service: McpService, { cacheScope = 'private' }: ModernServerOptions = {}): (context: McpRequestContext) => Server {
+  const hint = Object.freeze({ ttlMs: MODERN_LIST_TTL_MS, cacheScope });
+  const cacheHints = Object.freeze({ 'tools/list': hint, 'resources/list': hint, 'resources/read': hint, 'server/discover': hint });
+  // The same frozen object the legacy era answers; v2 types JSON Schema values as JSON, 1.x as objects.
+  const listTools = (): ListToolsResult => service.listToolsResult as unknown as ListToolsResult;
+  const callTool = (request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult> =>
+    modernErrors(() => service.callTool(request.params.name, request.params.arguments, { era: 'modern', authInfo: ctx.http?.authInfo }));
+  const listResources = (request: ListResourcesRequest): Promise<ListResourcesResult> => modernErrors(() => service.listResources(request.params?.cursor));
+  const readResource = (request: ReadResourceRequest): Promise<ReadResourceResult> => modernErrors(() => service.readResource(request.params.uri));
+
+  return function createModernServer(): Server {
+    // The low-level Server (deprecated in v2 for hand use) keeps handlers shared across requests; an
+    // McpServer would register the tools and convert their schemas again for every request.
+    const server = new Server(service.serverInfo, { capabilities: CAPABILITIES, instructions: service.instructions, cacheHints });
+    server.setRequestHandler('tools/list', listTools);
+    server.setRequestHandler('tools/call', callTool);
+    server.setRequestHandler('resources/list', listResources);
+    server.setRequestHandler('resources/read', readResource);
+    return server;
+  };
+}
