@@ -138,7 +138,7 @@ const landing = await fetch(`${base}/`);
 if (landing.status !== 200 || !(await landing.text()).includes(`${base}/mcp`)) fail('the landing page does not show the MCP URL');
 
 const metrics = await (await fetch(`${base}/metrics`)).text();
-if (!/^corpus_mcp_tool_calls_total\{tool="search_documents",outcome="ok"\} 1$/m.test(metrics)) {
+if (!/^corpus_mcp_tool_calls_total\{tool="search_documents",outcome="ok",era="legacy"\} 1$/m.test(metrics)) {
   fail('/metrics did not count the search_documents call');
 }
 step('/metrics counted the call; landing page shows the MCP URL');
