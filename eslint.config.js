@@ -100,6 +100,22 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/providers/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        hono,
+        folder('search', 'providers/ are HTTP clients only: ranking lives in search/.'),
+        folder('corpus', 'providers/ know nothing of the corpus.'),
+        folder('mcp', 'providers/ know nothing of MCP.'),
+        folder('http', 'providers/ know nothing of the HTTP server.'),
+        folder('auth', 'providers/ know nothing of auth.'),
+        { group: ['../config', '../config.js'], message: 'providers/ get typed options, never config.' },
+        { group: ['@modelcontextprotocol/*'], message: 'providers/ know nothing of MCP.' },
+      ),
+    },
+  },
+  {
     files: ['src/auth/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict(

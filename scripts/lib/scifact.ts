@@ -5,7 +5,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 
-export const SCIFACT_DIR = resolve(import.meta.dirname, '../../../shared/eval/scifact');
+/** `SCIFACT_DIR` when set, else `../shared/eval/scifact` beside the project folder. */
+export const SCIFACT_DIR = process.env.SCIFACT_DIR ?? resolve(import.meta.dirname, '../../../shared/eval/scifact');
 
 export interface ScifactDoc {
   id: string;

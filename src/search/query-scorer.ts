@@ -55,6 +55,48 @@ export class QueryScorer {
 
   /** The `topK` best chunks among chunk numbers `[from, to)` for the query `terms`, best first. */
   rank(terms: readonly string[], topK: number, from: number, to: number): { ids: number[]; scores: number[] } {
+    const { query, queryLength } = this.#weigh(terms);
+    if (query.ids.length === 0) return { ids: [], scores: [] };
+    if (this.#feedback.feedbackWeight > 0) this.#expand(query, queryLength, from, to);
+    let top = this.#resultHeaps.get(topK);
+    if (top === undefined) {
+      top = new TopK(topK);
+      if (this.#resultHeaps.size < 16) this.#resultHeaps.set(topK, top);
+    }
+    top.clear();
+    maxScore(this.#index, this.#scratch, query, from, to, top);
+    return top.drain();
+  }
+
+  /**
+   * The first-pass score (step 1 of the class comment, no feedback) of each chunk in `chunks`, in
+   * order: what `rank` would give these chunks, found by binary search in each term's postings.
+   */
+  scoreChunks(terms: readonly string[], chunks: readonly number[]): number[] {
+    const index = this.#index;
+    const { query } = this.#weigh(terms);
+    const scores = new Array<number>(chunks.length).fill(0);
+    for (let q = 0; q < query.ids.length; q += 1) {
+      const term = query.ids[q] as number;
+      const weight = query.weights[q] as number;
+      const first = index.postingStart[term] as number;
+      const end = index.postingStart[term + 1] as number;
+      chunks.forEach((chunk, i) => {
+        let lo = first;
+        let hi = end;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if ((index.postingChunk[mid] as number) < chunk) lo = mid + 1;
+          else hi = mid;
+        }
+        if (lo < end && index.postingChunk[lo] === chunk) scores[i] = (scores[i] as number) + weight * (index.postingWeight[lo] as number);
+      });
+    }
+    return scores;
+  }
+
+  /** The query's distinct known terms with weight qw(t) · idf(t), and |q| = Σ qw(t). */
+  #weigh(terms: readonly string[]): { query: WeightedTerms; queryLength: number } {
     const index = this.#index;
     const query: WeightedTerms = { ids: [], weights: [] };
     const slot = new Map<number, number>();
@@ -69,23 +111,13 @@ export class QueryScorer {
         query.weights.push(1);
       }
     }
-    if (query.ids.length === 0) return { ids: [], scores: [] };
     let queryLength = 0;
     for (let i = 0; i < query.ids.length; i += 1) {
       const qw = queryTermWeight(query.weights[i] as number, this.#queryK3);
       queryLength += qw;
       query.weights[i] = qw * (index.idf[query.ids[i] as number] as number);
     }
-
-    if (this.#feedback.feedbackWeight > 0) this.#expand(query, queryLength, from, to);
-    let top = this.#resultHeaps.get(topK);
-    if (top === undefined) {
-      top = new TopK(topK);
-      if (this.#resultHeaps.size < 16) this.#resultHeaps.set(topK, top);
-    }
-    top.clear();
-    maxScore(index, this.#scratch, query, from, to, top);
-    return top.drain();
+    return { query, queryLength };
   }
 
   /** Steps 2–4 of the class comment: adds the feedback terms to `query`, in place. */

@@ -120,3 +120,23 @@ describe('SearchIndex', () => {
     });
   });
 });
+
+describe('SearchIndex', () => {
+  describe('scoreChunks', () => {
+    it('gives every chunk the score a brute-force BM25F scan gives it', () => {
+      fc.assert(
+        fc.property(documents, options, fc.array(word, { minLength: 1, maxLength: 5 }).map((w) => w.join(' ')), (docs, opts, query) => {
+          const index = SearchIndex.build(docs, opts);
+          const model = new Map(bruteForce(index, opts, query, 10_000, '').map((e) => [e.chunkId, e.score]));
+          const ids = index.listDocuments().flatMap((d) => Array.from({ length: d.chunks }, (_, n) => `${d.source}#${n}`));
+          const scores = index.scoreChunks(query, ids.map((id) => index.chunkNumber(id)!));
+          ids.forEach((id, i) => {
+            const want = model.get(id) ?? 0;
+            expect(Math.abs(scores[i]! - want)).toBeLessThanOrEqual(1e-5 * Math.max(1, want));
+          });
+        }),
+        { numRuns: 200 },
+      );
+    });
+  });
+});

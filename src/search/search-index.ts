@@ -198,15 +198,33 @@ export class SearchIndex {
     if (!Number.isInteger(topK) || topK < 1 || topK > MAX_TOP_K) {
       throw new SearchError('invalid_argument', `topK=${String(topK)} is invalid: expected an integer from 1 to ${MAX_TOP_K}`);
     }
+    const ranked = this.rankChunks(query, topK, options.pathPrefix);
+    return this.hits(query, ranked.ids, ranked.scores);
+  }
+
+  /**
+   * The keyword ranking behind `search`, as chunk numbers (0 … stats.chunks - 1, in source order)
+   * and scores, best first; for callers that fuse it with other rankings. `topK` is not checked.
+   */
+  rankChunks(query: string, topK: number, pathPrefix = ''): { ids: number[]; scores: number[] } {
     const terms = this.#tokenizer.terms(query);
-    if (terms.length === 0) return [];
-    const [from, to] = this.#chunkRange(options.pathPrefix ?? '');
-    if (from >= to) return [];
-    const ranked = this.#scorer.rank(terms, topK, from, to);
-    const queryTerms = new QueryTerms(terms);
+    if (terms.length === 0) return { ids: [], scores: [] };
+    const [from, to] = this.chunkRange(pathPrefix);
+    if (from >= to) return { ids: [], scores: [] };
+    return this.#scorer.rank(terms, topK, from, to);
+  }
+
+  /** The BM25F score `query` gives each of `chunks` (chunk numbers), in order; 0 where no term matches. Feedback is not applied. */
+  scoreChunks(query: string, chunks: readonly number[]): number[] {
+    return this.#scorer.scoreChunks(this.#tokenizer.terms(query), chunks);
+  }
+
+  /** Hits for chunk numbers `ids` with the given scores, in that order; snippets centre on `query`'s words. */
+  hits(query: string, ids: readonly number[], scores: readonly number[]): SearchHit[] {
+    const queryTerms = new QueryTerms(this.#tokenizer.terms(query));
     const hits: SearchHit[] = [];
-    for (let i = 0; i < ranked.ids.length; i += 1) {
-      const chunk = ranked.ids[i] as number;
+    for (let i = 0; i < ids.length; i += 1) {
+      const chunk = ids[i] as number;
       const record = this.#records[this.#chunkRecord[chunk] as number] as DocumentRecord;
       const start = this.#chunkStart[chunk] as number;
       const end = this.#chunkEnd[chunk] as number;
@@ -215,7 +233,7 @@ export class SearchIndex {
           `${record.document.source}#${chunk - record.firstChunk}`,
           record.document,
           this.#chunkHeading[chunk] as string,
-          ranked.scores[i] as number,
+          scores[i] as number,
           start,
           end,
           this.#chunkPage[chunk] as number,
@@ -227,8 +245,8 @@ export class SearchIndex {
     return hits;
   }
 
-  /** The chunk with id `<source>#<n>`, or undefined when there is no such chunk. */
-  getChunk(chunkId: string): ChunkView | undefined {
+  /** The chunk number of `<source>#<n>`, or undefined when there is no such chunk. */
+  chunkNumber(chunkId: string): number | undefined {
     const hash = chunkId.lastIndexOf('#');
     if (hash < 0) return undefined;
     const digits = chunkId.slice(hash + 1);
@@ -237,8 +255,26 @@ export class SearchIndex {
     if (at === undefined) return undefined;
     const record = this.#records[at] as DocumentRecord;
     const n = Number(digits);
-    if (n >= record.chunkCount) return undefined;
-    const chunk = record.firstChunk + n;
+    return n < record.chunkCount ? record.firstChunk + n : undefined;
+  }
+
+  /**
+   * What a dense model reads for chunk number `chunk`: the document title, the heading path, then the
+   * chunk text, so a passage that only says "it" still carries its topic.
+   */
+  passage(chunk: number): string {
+    const record = this.#records[this.#chunkRecord[chunk] as number] as DocumentRecord;
+    const heading = this.#chunkHeading[chunk] as string;
+    const text = record.document.text.slice(this.#chunkStart[chunk] as number, this.#chunkEnd[chunk] as number);
+    return [record.document.title, heading, text].filter((part) => part !== '').join('\n\n');
+  }
+
+  /** The chunk with id `<source>#<n>`, or undefined when there is no such chunk. */
+  getChunk(chunkId: string): ChunkView | undefined {
+    const chunk = this.chunkNumber(chunkId);
+    if (chunk === undefined) return undefined;
+    const record = this.#records[this.#chunkRecord[chunk] as number] as DocumentRecord;
+    const n = chunk - record.firstChunk;
     const source = record.document.source;
     const start = this.#chunkStart[chunk] as number;
     const end = this.#chunkEnd[chunk] as number;
@@ -279,7 +315,7 @@ export class SearchIndex {
   }
 
   /** The chunk numbers `[from, to)` of documents whose source starts with `prefix`; sources are sorted, so they are contiguous. */
-  #chunkRange(rawPrefix: string): [number, number] {
+  chunkRange(rawPrefix: string): [number, number] {
     const prefix = rawPrefix.replace(/^\.?\//, '');
     if (prefix === '') return [0, this.#chunkStart.length];
     const sources = this.#sources;

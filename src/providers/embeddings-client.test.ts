@@ -1,0 +1,143 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FAKE_DIMENSIONS, startFakeProviders, type FakeProviders } from '../../test/helpers/fake-providers.js';
+import type { Logger } from '../logger.js';
+import { createEmbeddingsClient } from './embeddings-client.js';
+import { ProviderError } from './provider-error.js';
+import { retryAfterMs } from './post-json.js';
+
+const API_KEY = 'sk-test-4d1f0c9e7b2a44c1a8f3e6d5b0c9a7e1';
+
+function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const log = (fields: Record<string, unknown>, message?: string): void => {
+    lines.push(JSON.stringify({ ...fields, message }));
+  };
+  return { lines, debug: log, info: log, warn: log, error: log };
+}
+
+let fake: FakeProviders;
+beforeEach(async () => {
+  fake = await startFakeProviders();
+});
+afterEach(async () => {
+  await fake.close();
+});
+
+describe('createEmbeddingsClient', () => {
+  describe('embed', () => {
+    it('sends the texts in batches of batchSize with the model and key, and returns unit vectors in input order', async () => {
+      const client = createEmbeddingsClient({ url: fake.url, model: 'fake-model', apiKey: API_KEY, batchSize: 3, concurrency: 2 });
+      const texts = ['car', 'automobile', 'rain', 'doctor', 'physician', 'buy', 'large'];
+      const vectors = await client.embed(texts);
+      expect(fake.requests.map((r) => r.body.input?.length)).toEqual([3, 3, 1]);
+      expect(fake.requests.every((r) => r.body.model === 'fake-model' && r.authorization === `Bearer ${API_KEY}`)).toBe(true);
+      expect(vectors).toHaveLength(7);
+      expect(client.dimensions).toBe(FAKE_DIMENSIONS);
+      for (const v of vectors) expect(Math.hypot(...v)).toBeCloseTo(1, 5);
+      const dot = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + x * b[i]!, 0);
+      // The server answers each batch in reverse order; synonyms must still line up with their inputs.
+      expect(dot(vectors[0]!, vectors[1]!)).toBeCloseTo(1, 5);
+      expect(dot(vectors[3]!, vectors[4]!)).toBeCloseTo(1, 5);
+      expect(dot(vectors[0]!, vectors[2]!)).toBeCloseTo(0, 5);
+    });
+
+    it('keeps at most `concurrency` requests in flight', async () => {
+      fake.delayMs = 30;
+      const client = createEmbeddingsClient({ url: fake.url, model: 'm', batchSize: 1, concurrency: 3 });
+      await client.embed(Array.from({ length: 12 }, (_, i) => `text ${i}`));
+      expect(fake.requests).toHaveLength(12);
+      expect(fake.maxInFlight).toBe(3);
+    });
+
+    it('sends `dimensions` when configured', async () => {
+      const client = createEmbeddingsClient({ url: fake.url, model: 'm', dimensions: 8 });
+      const [vector] = await client.embed(['car']);
+      expect(fake.requests[0]!.body.dimensions).toBe(8);
+      expect(vector).toHaveLength(8);
+    });
+
+    it('retries 429 and 5xx answers with backoff, then succeeds: one request per attempt', async () => {
+      fake.failNext(1, 429);
+      fake.failNext(1, 502);
+      const logger = recordingLogger();
+      const client = createEmbeddingsClient({ url: fake.url, model: 'm', backoffMs: 5, maxRetries: 3, logger });
+      await client.embed(['car']);
+      expect(fake.requests.map((r) => r.status)).toEqual([429, 502, 200]);
+      expect(logger.lines.filter((l) => l.includes('retrying'))).toHaveLength(2);
+    });
+
+    it('gives up after maxRetries with an `unavailable` error naming the status', async () => {
+      fake.failNext(10, 503);
+      const client = createEmbeddingsClient({ url: fake.url, model: 'm', backoffMs: 1, maxRetries: 2 });
+      const error = await client.embed(['car']).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect((error as ProviderError).code).toBe('unavailable');
+      expect((error as ProviderError).message).toMatch(/answered 503 on 3 attempt/);
+      expect(fake.requests).toHaveLength(3);
+    });
+
+    it('does not retry a 401 and says to check the key', async () => {
+      fake.failNext(1, 401);
+      const client = createEmbeddingsClient({ url: fake.url, model: 'm', backoffMs: 1, maxRetries: 3 });
+      const error = (await client.embed(['car']).catch((e: unknown) => e)) as ProviderError;
+      expect(error.code).toBe('http_status');
+      expect(error.message).toMatch(/401: check the API key/);
+      expect(fake.requests).toHaveLength(1);
+    });
+
+    it('waits as long as Retry-After says before the next attempt, not the shorter backoff', async () => {
+      fake.failNext(1, 429, '1');
+      const client = createEmbeddingsClient({ url: fake.url, model: 'm', backoffMs: 1, maxRetries: 1 });
+      await client.embed(['car']);
+      expect(fake.arrivals).toHaveLength(2);
+      expect(fake.arrivals[1]! - fake.arrivals[0]!).toBeGreaterThanOrEqual(950);
+    });
+
+    it('aborts an attempt that takes longer than the timeout, and reports `timeout`', async () => {
+      fake.delayMs = 500;
+      const client = createEmbeddingsClient({ url: fake.url, model: 'm', timeoutMs: 50, maxRetries: 0 });
+      const error = (await client.embed(['car']).catch((e: unknown) => e)) as ProviderError;
+      expect(error.code).toBe('timeout');
+      expect(error.message).toMatch(/within 50 ms/);
+    });
+
+    it('reports `network` when nothing listens', async () => {
+      await fake.close();
+      const client = createEmbeddingsClient({ url: fake.url, model: 'm', maxRetries: 0 });
+      const error = (await client.embed(['car']).catch((e: unknown) => e)) as ProviderError;
+      expect(error.code).toBe('network');
+      fake = await startFakeProviders();
+    });
+
+    it('never writes the API key into a log line or an error message', async () => {
+      fake.failNext(2, 500);
+      const logger = recordingLogger();
+      const client = createEmbeddingsClient({ url: fake.url, model: 'm', apiKey: API_KEY, backoffMs: 1, maxRetries: 1, logger });
+      const error = (await client.embed(['car']).catch((e: unknown) => e)) as Error;
+      expect(logger.lines.length).toBeGreaterThan(0);
+      expect(logger.lines.join('\n')).not.toContain(API_KEY);
+      expect(`${error.message} ${error.stack ?? ''}`).not.toContain(API_KEY);
+    });
+  });
+
+  describe('options', () => {
+    it.each([
+      [{ batchSize: 0 }, /batchSize=0/],
+      [{ concurrency: 65 }, /concurrency=65/],
+    ])('refuses %o at creation', (bad, message) => {
+      expect(() => createEmbeddingsClient({ url: fake.url, model: 'm', ...bad })).toThrow(message);
+    });
+  });
+});
+
+describe('retryAfterMs', () => {
+  it.each([
+    ['2', 2000],
+    ['0', 0],
+    ['Wed, 21 Oct 2015 07:28:05 GMT', 5000],
+    ['soon', undefined],
+    [null, undefined],
+  ])('reads %s as %s ms', (header, expected) => {
+    expect(retryAfterMs(header, Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(expected);
+  });
+});

@@ -1,0 +1,141 @@
+// Client for an OpenAI-compatible embeddings endpoint (OpenAI, Ollama, Text Embeddings Inference,
+// vLLM, LiteLLM…): POST <url>/embeddings { model, input: string[], dimensions? } →
+// { data: [{ index, embedding: number[] }] }. Texts are sent in batches, a few batches at a time;
+// each batch is retried on its own. Vectors come back as unit-length Float32Arrays so that a dot
+// product is the cosine similarity. No ranking happens here.
+import type { Logger } from '../logger.js';
+import { mapLimited } from './map-limited.js';
+import { postJson, type RetryPolicy } from './post-json.js';
+import { ProviderError } from './provider-error.js';
+
+export interface EmbeddingsClientOptions {
+  /** Base URL; the client calls `<url>/embeddings`. */
+  url: string;
+  /** Model name sent with every request. */
+  model: string;
+  /** Bearer key; undefined sends no Authorization header. Never logged. */
+  apiKey?: string;
+  /** Sent as `dimensions` for models that can shorten their output; undefined leaves the model's own. */
+  dimensions?: number;
+  /** Texts per request. Default 64; 1–2048. */
+  batchSize?: number;
+  /** Requests in flight at once. Default 4; 1–64. */
+  concurrency?: number;
+  /** Per attempt. Default 30000 ms. */
+  timeoutMs?: number;
+  /** Default 4. */
+  maxRetries?: number;
+  /** Default 500 ms. */
+  backoffMs?: number;
+  /** Default 60000 ms. */
+  maxRetryAfterMs?: number;
+  logger?: Logger;
+  fetch?: typeof fetch;
+}
+
+export interface EmbedCallOptions {
+  /** Overrides for this call, e.g. a short timeout and no retry for a query a user waits on. */
+  timeoutMs?: number;
+  maxRetries?: number;
+}
+
+export interface EmbeddingsClient {
+  readonly model: string;
+  /** Texts per request. */
+  readonly batchSize: number;
+  /** The vector length, known after the first answer (or from `dimensions`); undefined before. */
+  readonly dimensions: number | undefined;
+  /** One unit vector per text, in order. Throws `ProviderError`. */
+  embed(texts: readonly string[], options?: EmbedCallOptions): Promise<Float32Array[]>;
+}
+
+const BATCH_RANGE = [1, 2048] as const;
+const CONCURRENCY_RANGE = [1, 64] as const;
+
+export function createEmbeddingsClient(options: EmbeddingsClientOptions): EmbeddingsClient {
+  const {
+    url,
+    model,
+    apiKey,
+    dimensions: requested,
+    batchSize = 64,
+    concurrency = 4,
+    timeoutMs = 30_000,
+    maxRetries = 4,
+    backoffMs = 500,
+    maxRetryAfterMs = 60_000,
+    logger,
+  } = options;
+  if (!Number.isInteger(batchSize) || batchSize < BATCH_RANGE[0] || batchSize > BATCH_RANGE[1]) {
+    throw new RangeError(`embeddings batchSize=${batchSize} is invalid: expected an integer from ${BATCH_RANGE[0]} to ${BATCH_RANGE[1]}`);
+  }
+  if (!Number.isInteger(concurrency) || concurrency < CONCURRENCY_RANGE[0] || concurrency > CONCURRENCY_RANGE[1]) {
+    throw new RangeError(`embeddings concurrency=${concurrency} is invalid: expected an integer from ${CONCURRENCY_RANGE[0]} to ${CONCURRENCY_RANGE[1]}`);
+  }
+  const endpoint = `${url.replace(/\/+$/, '')}/embeddings`;
+  let dimensions = requested;
+
+  const embedBatch = async (batch: readonly string[], policy: RetryPolicy): Promise<Float32Array[]> => {
+    const body: Record<string, unknown> = { model, input: batch, encoding_format: 'float' };
+    if (requested !== undefined) body.dimensions = requested;
+    const answer = await postJson({
+      ...policy,
+      url: endpoint,
+      body,
+      apiKey,
+      fetch: options.fetch,
+      onRetry: (info) => logger?.warn({ endpoint, model, ...info }, 'embeddings request failed; retrying'),
+    });
+    return readVectors(answer, batch.length, endpoint);
+  };
+
+  return {
+    model,
+    batchSize,
+    get dimensions() {
+      return dimensions;
+    },
+    async embed(texts, call = {}) {
+      const policy: RetryPolicy = { timeoutMs: call.timeoutMs ?? timeoutMs, maxRetries: call.maxRetries ?? maxRetries, backoffMs, maxRetryAfterMs };
+      const batches: string[][] = [];
+      for (let i = 0; i < texts.length; i += batchSize) batches.push(texts.slice(i, i + batchSize));
+      const answers = await mapLimited(batches, concurrency, (batch) => embedBatch(batch, policy));
+      const vectors = answers.flat();
+      for (const vector of vectors) {
+        if (dimensions === undefined) dimensions = vector.length;
+        if (vector.length !== dimensions) {
+          throw new ProviderError('bad_response', `POST ${endpoint} returned a vector of ${vector.length} numbers where earlier ones had ${dimensions}`);
+        }
+      }
+      return vectors;
+    },
+  };
+}
+
+/** The answer's vectors in input order, normalised to unit length; throws on any surprise. */
+function readVectors(answer: unknown, expected: number, endpoint: string): Float32Array[] {
+  const data = (answer as { data?: unknown } | null)?.data;
+  if (!Array.isArray(data) || data.length !== expected) {
+    throw new ProviderError('bad_response', `POST ${endpoint} returned ${Array.isArray(data) ? data.length : 'no'} embeddings for ${expected} inputs`);
+  }
+  const out = new Array<Float32Array>(expected);
+  data.forEach((item: unknown, position) => {
+    const { index = position, embedding } = (item ?? {}) as { index?: unknown; embedding?: unknown };
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= expected || out[index] !== undefined) {
+      throw new ProviderError('bad_response', `POST ${endpoint} returned an embedding with index ${String(index)} for ${expected} inputs`);
+    }
+    if (!Array.isArray(embedding) || embedding.length === 0 || !embedding.every((x) => typeof x === 'number' && Number.isFinite(x))) {
+      throw new ProviderError('bad_response', `POST ${endpoint} returned an embedding that is not a non-empty array of numbers (base64 answers are not supported)`);
+    }
+    out[index] = normalise(Float32Array.from(embedding as number[]));
+  });
+  return out;
+}
+
+function normalise(vector: Float32Array): Float32Array {
+  let sum = 0;
+  for (let i = 0; i < vector.length; i += 1) sum += (vector[i] as number) ** 2;
+  const norm = Math.sqrt(sum);
+  if (norm > 0) for (let i = 0; i < vector.length; i += 1) vector[i] = (vector[i] as number) / norm;
+  return vector;
+}

@@ -1,0 +1,85 @@
+// POST a JSON body and read a JSON answer, with a timeout per attempt and retries with exponential
+// backoff on 429, 5xx, timeouts and connection failures. A `Retry-After` header (seconds or an HTTP
+// date, RFC 9110 §10.2.3) sets the wait before the next attempt, capped at `maxRetryAfterMs`.
+import { ProviderError } from './provider-error.js';
+
+export interface RetryPolicy {
+  /** Milliseconds one attempt may take before it is aborted. */
+  timeoutMs: number;
+  /** Attempts after the first; 0 means no retry. */
+  maxRetries: number;
+  /** First backoff in milliseconds; doubled each retry, with up to 50 % random jitter added. */
+  backoffMs: number;
+  /** Longest wait a `Retry-After` header may impose; a longer one is cut to this. */
+  maxRetryAfterMs: number;
+}
+
+export interface PostJsonOptions extends RetryPolicy {
+  url: string;
+  body: unknown;
+  /** Sent as `Authorization: Bearer <apiKey>` when set. Never logged, never put in an error. */
+  apiKey: string | undefined;
+  /** Called before each retry, e.g. to log or count it. */
+  onRetry?: (info: { attempt: number; waitMs: number; status?: number; reason: string }) => void;
+  /** Injected for tests; default the global fetch. */
+  fetch?: typeof fetch;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The wait a `Retry-After` value asks for, in milliseconds, or undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null || header.trim() === '') return undefined;
+  const value = header.trim();
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+const retryable = (status: number): boolean => status === 429 || status >= 500;
+
+export async function postJson(options: PostJsonOptions): Promise<unknown> {
+  const doFetch = options.fetch ?? fetch;
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+  if (options.apiKey !== undefined) headers.authorization = `Bearer ${options.apiKey}`;
+  const payload = JSON.stringify(options.body);
+  const where = new URL(options.url).origin + new URL(options.url).pathname;
+  for (let attempt = 0; ; attempt += 1) {
+    let failure: ProviderError;
+    let waitHint: number | undefined;
+    try {
+      const response = await doFetch(options.url, { method: 'POST', headers, body: payload, signal: AbortSignal.timeout(options.timeoutMs) });
+      if (response.ok) {
+        const text = await response.text();
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          throw new ProviderError('bad_response', `POST ${where} answered ${response.status} with a body that is not JSON`, response.status);
+        }
+      }
+      // Drain the body so the connection can be reused; its text may echo the request, so it is not kept.
+      await response.arrayBuffer().catch(() => undefined);
+      if (!retryable(response.status)) {
+        throw new ProviderError(
+          'http_status',
+          `POST ${where} answered ${response.status}` + (response.status === 401 || response.status === 403 ? ': check the API key' : ': check the URL and model'),
+          response.status,
+        );
+      }
+      failure = new ProviderError('unavailable', `POST ${where} answered ${response.status} on ${attempt + 1} attempt(s)`, response.status);
+      waitHint = retryAfterMs(response.headers.get('retry-after'));
+    } catch (error) {
+      if (error instanceof ProviderError && error.code !== 'unavailable') throw error;
+      const name = (error as { name?: string }).name;
+      failure =
+        name === 'TimeoutError' || name === 'AbortError'
+          ? new ProviderError('timeout', `POST ${where} gave no answer within ${options.timeoutMs} ms on ${attempt + 1} attempt(s)`)
+          : new ProviderError('network', `POST ${where} failed on ${attempt + 1} attempt(s): ${(error as Error).message}`);
+    }
+    if (attempt >= options.maxRetries) throw failure;
+    const backoff = options.backoffMs * 2 ** attempt * (1 + Math.random() * 0.5);
+    const waitMs = waitHint !== undefined ? Math.min(waitHint, options.maxRetryAfterMs) : backoff;
+    options.onRetry?.({ attempt: attempt + 1, waitMs, status: failure.status, reason: failure.code });
+    await sleep(waitMs);
+  }
+}

@@ -1,0 +1,25 @@
+/** Why a call to an embeddings or rerank endpoint failed, after any retries. */
+export type ProviderErrorCode =
+  /** The endpoint answered with a status that retrying will not fix (400, 401, 403, 404, …). */
+  | 'http_status'
+  /** 429 or 5xx on every attempt. */
+  | 'unavailable'
+  /** No answer within the timeout on every attempt. */
+  | 'timeout'
+  /** The connection failed (refused, reset, DNS) on every attempt. */
+  | 'network'
+  /** The endpoint answered 2xx with a body we cannot use (wrong shape, wrong count, wrong dimension). */
+  | 'bad_response';
+
+/** A typed failure of a provider call; `message` names the endpoint and what to check, never a key. */
+export class ProviderError extends Error {
+  constructor(
+    readonly code: ProviderErrorCode,
+    message: string,
+    /** HTTP status of the last attempt, when there was one. */
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}

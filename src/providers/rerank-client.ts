@@ -1,0 +1,72 @@
+// Client for a Cohere-compatible rerank endpoint (Cohere, Jina, Text Embeddings Inference, vLLM):
+// POST <url>/rerank { model, query, documents: string[], top_n } → { results: [{ index,
+// relevance_score }] }. TEI answers with a bare array of { index, score }; both shapes are read.
+import type { Logger } from '../logger.js';
+import { postJson } from './post-json.js';
+import { ProviderError } from './provider-error.js';
+
+export interface RerankClientOptions {
+  /** Base URL; the client calls `<url>/rerank`. */
+  url: string;
+  /** Model name sent with every request; undefined omits it (TEI serves one model). */
+  model?: string;
+  /** Bearer key; never logged. */
+  apiKey?: string;
+  /** Per attempt. Default 15000 ms. */
+  timeoutMs?: number;
+  /** Default 1: a user is waiting. */
+  maxRetries?: number;
+  /** Default 300 ms. */
+  backoffMs?: number;
+  /** Default 5000 ms. */
+  maxRetryAfterMs?: number;
+  logger?: Logger;
+  fetch?: typeof fetch;
+}
+
+export interface RerankClient {
+  readonly model: string | undefined;
+  /** One relevance score per document, in input order (higher is more relevant). Throws `ProviderError`. */
+  rerank(query: string, documents: readonly string[]): Promise<number[]>;
+}
+
+export function createRerankClient(options: RerankClientOptions): RerankClient {
+  const { url, model, apiKey, timeoutMs = 15_000, maxRetries = 1, backoffMs = 300, maxRetryAfterMs = 5000, logger } = options;
+  const endpoint = `${url.replace(/\/+$/, '')}/rerank`;
+  return {
+    model,
+    async rerank(query, documents) {
+      if (documents.length === 0) return [];
+      const body: Record<string, unknown> = { query, documents, top_n: documents.length, return_documents: false };
+      if (model !== undefined) body.model = model;
+      const answer = await postJson({
+        url: endpoint,
+        body,
+        apiKey,
+        timeoutMs,
+        maxRetries,
+        backoffMs,
+        maxRetryAfterMs,
+        fetch: options.fetch,
+        onRetry: (info) => logger?.warn({ endpoint, model, ...info }, 'rerank request failed; retrying'),
+      });
+      return readScores(answer, documents.length, endpoint);
+    },
+  };
+}
+
+function readScores(answer: unknown, expected: number, endpoint: string): number[] {
+  const list = Array.isArray(answer) ? answer : (answer as { results?: unknown } | null)?.results;
+  if (!Array.isArray(list)) throw new ProviderError('bad_response', `POST ${endpoint} returned no results array`);
+  const scores = new Array<number>(expected).fill(Number.NaN);
+  for (const item of list as unknown[]) {
+    const { index, relevance_score: relevance, score } = (item ?? {}) as { index?: unknown; relevance_score?: unknown; score?: unknown };
+    const value = relevance ?? score;
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= expected || typeof value !== 'number' || !Number.isFinite(value)) {
+      throw new ProviderError('bad_response', `POST ${endpoint} returned a result without a valid index and score`);
+    }
+    scores[index] = value;
+  }
+  if (scores.some(Number.isNaN)) throw new ProviderError('bad_response', `POST ${endpoint} scored ${list.length} of ${expected} documents`);
+  return scores;
+}

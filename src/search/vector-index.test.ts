@@ -1,0 +1,59 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { VectorIndex } from './vector-index.js';
+
+const unit = (values: number[]): Float32Array => {
+  const norm = Math.hypot(...values) || 1;
+  return Float32Array.from(values, (v) => v / norm);
+};
+const vectorOf = (dims: number) => fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: dims, maxLength: dims }).map(unit);
+
+describe('VectorIndex', () => {
+  describe('nearest', () => {
+    it('ranks exactly like sorting every dot product, with the SIMD kernel and with plain JavaScript', () => {
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 21 }).chain((dims) =>
+            fc.tuple(fc.constant(dims), fc.array(fc.option(vectorOf(dims), { nil: undefined, freq: 6 }), { minLength: 1, maxLength: 40 }), vectorOf(dims)),
+          ),
+          fc.integer({ min: 1, max: 12 }),
+          fc.integer({ min: 0, max: 45 }),
+          fc.integer({ min: 0, max: 45 }),
+          ([dims, vectors, query], topK, a, b) => {
+            const from = Math.min(a, b, vectors.length);
+            const to = Math.min(Math.max(a, b), vectors.length);
+            const expected = vectors
+              .map((v, i) => ({ i, score: v === undefined ? undefined : v.reduce((s, x, d) => s + x * query[d]!, 0) }))
+              .filter((e): e is { i: number; score: number } => e.score !== undefined && e.i >= from && e.i < to)
+              .sort((x, y) => y.score - x.score || x.i - y.i)
+              .slice(0, topK);
+            for (const forceJs of [false, true]) {
+              const index = VectorIndex.build(dims, vectors, forceJs);
+              const got = index.nearest(query, topK, from, to);
+              expect(got.ids.length).toBe(expected.length);
+              got.ids.forEach((id, r) => {
+                expect(Math.abs(got.scores[r]! - expected[r]!.score)).toBeLessThan(1e-5);
+                // The same chunk at each rank unless two scores tie up to float32 rounding.
+                if (id !== expected[r]!.i) expect(Math.abs(got.scores[r]! - expected[r]!.score)).toBeLessThan(1e-5);
+              });
+            }
+          },
+        ),
+        { numRuns: 300 },
+      );
+    });
+
+    it('never returns a chunk that has no vector', () => {
+      const index = VectorIndex.build(2, [undefined, unit([1, 0]), undefined]);
+      expect(index.nearest(unit([1, 0]), 5).ids).toEqual([1]);
+      expect(index.has(0)).toBe(false);
+      expect(index.similarity(unit([1, 0]), 0)).toBeUndefined();
+    });
+
+    it('refuses a query or a stored vector of the wrong length, naming both lengths', () => {
+      expect(() => VectorIndex.build(3, [new Float32Array(2)])).toThrow(/vector 0 has 2 numbers where the index holds 3/);
+      const index = VectorIndex.build(3, [unit([1, 0, 0])]);
+      expect(() => index.nearest(new Float32Array(4), 1)).toThrow(/query vector has 4 numbers where the index holds 3/);
+    });
+  });
+});
