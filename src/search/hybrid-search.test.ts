@@ -7,7 +7,7 @@ import { VectorIndex } from './vector-index.js';
 
 // Vectors by hand on three axes (vehicles, cooking, weather) stand in for an embedding model: the
 // point is the plumbing (which list finds what, and how fusion orders it), not a model's quality.
-const doc = (source: string, text: string): Document => ({ source, title: source, text, bodyStart: 0, bytes: text.length });
+const doc = (source: string, text: string): Document => ({ source, format: 'text', title: source, text, bodyStart: 0, bytes: text.length, sections: [] });
 const docs = [
   doc('a.md', 'The automobile needs new tyres before winter.'),
   doc('b.md', 'A car park next to the bakery; bread every morning.'),
