@@ -1,0 +1,224 @@
+// Meaning-based search beside BM25, when an embeddings endpoint is configured: embeds every chunk of
+// the served index (reusing vectors cached by passage hash), embeds queries, and calls the rerank
+// endpoint. It never makes a tool call fail: while the chunks are being embedded, or when the
+// endpoint is down, it reports that it cannot help and why, the tools answer by keywords with a
+// note, and a background timer keeps retrying the chunk embedding until it succeeds.
+import type { Logger } from '../logger.js';
+import type { EmbeddingsClient } from '../providers/embeddings-client.js';
+import { ProviderError } from '../providers/provider-error.js';
+import type { RerankClient } from '../providers/rerank-client.js';
+import type { SearchIndex } from '../search/search-index.js';
+import { VectorCache } from '../search/vector-cache.js';
+import { VectorIndex } from '../search/vector-index.js';
+
+/** Where meaning-based search stands. */
+export type SemanticState =
+  /** No embeddings endpoint configured: keyword search only, by choice. */
+  | { state: 'off' }
+  /** Waiting for an index, or embedding its chunks; keyword search meanwhile. */
+  | { state: 'starting'; reason: string }
+  | { state: 'ready'; model: string; dimensions: number; chunks: number }
+  /** The endpoint failed; keyword search until a background retry succeeds. */
+  | { state: 'degraded'; reason: string; code: string; nextRetryMs: number };
+
+/** Why a query could not use embeddings; the tools put `reason` in their note. */
+export interface SemanticUnavailable {
+  ok: false;
+  reason: string;
+}
+
+export interface SemanticServiceOptions {
+  embeddings?: EmbeddingsClient;
+  rerank?: RerankClient;
+  logger: Logger;
+  /** How long a query's embedding may take before the tool answers by keywords. Default 5000 ms. */
+  queryTimeoutMs?: number;
+  /** First wait before re-embedding after a failure; doubled each time up to maxRetryDelayMs. Default 5000 ms. */
+  retryDelayMs?: number;
+  /** Default 300000 ms (5 minutes). */
+  maxRetryDelayMs?: number;
+  /** Called on every state change (metrics). */
+  onState?: (state: SemanticState) => void;
+}
+
+/** What the service reports about one chunk-embedding pass. */
+export interface EmbedPassStats {
+  chunks: number;
+  embedded: number;
+  reused: number;
+  seconds: number;
+}
+
+export class SemanticService {
+  readonly #embeddings: EmbeddingsClient | undefined;
+  readonly #rerank: RerankClient | undefined;
+  readonly #logger: Logger;
+  readonly #queryTimeoutMs: number;
+  readonly #retryDelayMs: number;
+  readonly #maxRetryDelayMs: number;
+  readonly #onState: ((state: SemanticState) => void) | undefined;
+  #state: SemanticState;
+  #index: SearchIndex | undefined;
+  #vectors: VectorIndex | undefined;
+  #cache: VectorCache | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #failures = 0;
+  #pass: Promise<void> = Promise.resolve();
+  #closed = false;
+  /** The stats of the last successful pass, for tests and logs. */
+  lastPass: EmbedPassStats | undefined;
+
+  constructor(options: SemanticServiceOptions) {
+    this.#embeddings = options.embeddings;
+    this.#rerank = options.rerank;
+    this.#logger = options.logger;
+    this.#queryTimeoutMs = options.queryTimeoutMs ?? 5000;
+    this.#retryDelayMs = options.retryDelayMs ?? 5000;
+    this.#maxRetryDelayMs = options.maxRetryDelayMs ?? 300_000;
+    this.#onState = options.onState;
+    this.#state = this.#embeddings === undefined ? { state: 'off' } : { state: 'starting', reason: 'waiting for the index to be built' };
+    this.#onState?.(this.#state);
+  }
+
+  /** True when an embeddings endpoint is configured (whether or not it currently answers). */
+  get enabled(): boolean {
+    return this.#embeddings !== undefined;
+  }
+
+  get state(): SemanticState {
+    return this.#state;
+  }
+
+  /** The rerank model when a rerank endpoint is configured. */
+  get rerankConfigured(): boolean {
+    return this.#rerank !== undefined;
+  }
+
+  /** The vectors of `index`'s chunks, or undefined while they are not (yet) available for that index. */
+  vectorsFor(index: SearchIndex): VectorIndex | undefined {
+    return this.#index === index ? this.#vectors : undefined;
+  }
+
+  /** The cache of chunk vectors to keep in a snapshot, or undefined when there is none yet. */
+  get cache(): VectorCache | undefined {
+    return this.#cache;
+  }
+
+  /** Seeds the cache (from a snapshot) before the first `serve`; vectors of another model are ignored at use. */
+  seedCache(cache: VectorCache): void {
+    this.#cache = cache;
+  }
+
+  /**
+   * Starts serving `index`: embeds its chunks in the background (only those not in the cache) and
+   * resolves when that pass ends, in success or in degraded mode. Never rejects.
+   */
+  serve(index: SearchIndex): Promise<void> {
+    if (this.#embeddings === undefined) return Promise.resolve();
+    this.#index = index;
+    this.#vectors = undefined;
+    this.#failures = 0;
+    clearTimeout(this.#timer);
+    this.#setState({ state: 'starting', reason: `embedding ${index.stats.chunks} chunks` });
+    this.#pass = this.#pass.then(() => this.#embedIndex(index));
+    return this.#pass;
+  }
+
+  /** The query's unit vector, or why there is none (embeddings off, not ready, or the endpoint failed). */
+  async embedQuery(query: string): Promise<{ ok: true; vector: Float32Array } | SemanticUnavailable> {
+    if (this.#embeddings === undefined) return { ok: false, reason: 'no embeddings endpoint is configured (EMBEDDINGS_URL)' };
+    if (this.#state.state !== 'ready') return { ok: false, reason: this.#unavailableReason() };
+    try {
+      const [vector] = await this.#embeddings.embed([query], { timeoutMs: this.#queryTimeoutMs, maxRetries: 0 });
+      return { ok: true, vector: vector as Float32Array };
+    } catch (error) {
+      const reason = describe(error);
+      this.#logger.warn({ code: codeOf(error), reason }, 'query embedding failed; answering by keywords');
+      return { ok: false, reason: `the embeddings endpoint failed for this query (${reason})` };
+    }
+  }
+
+  /** Scores from the rerank endpoint, one per passage in order, or why there are none. */
+  async rerank(query: string, passages: readonly string[]): Promise<{ ok: true; scores: number[] } | SemanticUnavailable> {
+    if (this.#rerank === undefined) return { ok: false, reason: 'no rerank endpoint is configured (RERANK_URL)' };
+    try {
+      return { ok: true, scores: await this.#rerank.rerank(query, passages) };
+    } catch (error) {
+      const reason = describe(error);
+      this.#logger.warn({ code: codeOf(error), reason }, 'rerank endpoint failed; reranking locally');
+      return { ok: false, reason: `the rerank endpoint failed (${reason})` };
+    }
+  }
+
+  /** Stops background retries. */
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+  }
+
+  #unavailableReason(): string {
+    const s = this.#state;
+    if (s.state === 'starting') return `semantic search is not ready yet: ${s.reason}`;
+    if (s.state === 'degraded') return `semantic search is unavailable: ${s.reason}`;
+    return 'semantic search is off';
+  }
+
+  async #embedIndex(index: SearchIndex): Promise<void> {
+    const embeddings = this.#embeddings as EmbeddingsClient;
+    if (this.#closed || this.#index !== index) return;
+    const started = performance.now();
+    const total = index.stats.chunks;
+    const passages = Array.from({ length: total }, (_, i) => index.passage(i));
+    try {
+      // The first answer tells the dimension when it is not configured; a cache of another model or size starts empty.
+      let cache = this.#cache;
+      const modelKey = `${embeddings.model}@${embeddings.dimensions ?? 'native'}`;
+      if (cache !== undefined && cache.model !== modelKey) cache = undefined;
+      const keys = passages.map((p) => (cache ?? new VectorCache(modelKey, 1)).key(p));
+      const missing: number[] = [];
+      for (let i = 0; i < total; i += 1) if (cache?.get(keys[i] as string) === undefined) missing.push(i);
+      const fresh = await embeddings.embed(missing.map((i) => passages[i] as string));
+      const dimensions = embeddings.dimensions ?? cache?.dimensions;
+      if (dimensions === undefined) throw new ProviderError('bad_response', 'the embeddings endpoint returned no vector to learn the dimension from');
+      const next = cache ?? new VectorCache(modelKey, dimensions);
+      missing.forEach((chunk, i) => next.set(keys[chunk] as string, fresh[i] as Float32Array));
+      const vectors = VectorIndex.build(
+        dimensions,
+        keys.map((key) => next.get(key)),
+      );
+      if (this.#index !== index) return;
+      this.#cache = next.retain(keys);
+      this.#vectors = vectors;
+      this.#failures = 0;
+      this.lastPass = { chunks: total, embedded: missing.length, reused: total - missing.length, seconds: (performance.now() - started) / 1000 };
+      this.#setState({ state: 'ready', model: embeddings.model, dimensions, chunks: total });
+      this.#logger.info({ model: embeddings.model, dimensions, ...this.lastPass }, 'chunk vectors ready; semantic and hybrid search on');
+    } catch (error) {
+      if (this.#index !== index) return;
+      this.#failures += 1;
+      const delay = Math.min(this.#retryDelayMs * 2 ** (this.#failures - 1), this.#maxRetryDelayMs);
+      const reason = describe(error);
+      this.#setState({ state: 'degraded', reason, code: codeOf(error), nextRetryMs: delay });
+      this.#logger.error({ model: embeddings.model, code: codeOf(error), reason, retry_in_ms: delay }, 'embedding the chunks failed; serving keyword search only');
+      if (!this.#closed) {
+        this.#timer = setTimeout(() => {
+          this.#pass = this.#pass.then(() => this.#embedIndex(index));
+        }, delay);
+        this.#timer.unref();
+      }
+    }
+  }
+
+  #setState(state: SemanticState): void {
+    this.#state = state;
+    this.#onState?.(state);
+  }
+}
+
+function codeOf(error: unknown): string {
+  return error instanceof ProviderError ? error.code : 'internal';
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
