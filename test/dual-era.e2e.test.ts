@@ -3,12 +3,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client as V2Client } from '@modelcontextprotocol/client';
 import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { MiddlewareHandler } from 'hono';
+import type { ToolCallEvent } from '../src/mcp/mcp-service.js';
 import { connectClient, startTestServer } from './support/test-server.js';
 import type { TestServer } from './support/test-server.js';
 import { SAMPLE_FILES, SAMPLE_SOURCES } from './support/sample-corpus.js';
 import { connectV2Client, MODERN_VERSION, modernRequest } from './support/modern-mcp.js';
+import { openSession, postMessage } from './support/raw-mcp.js';
 
 type Structured = Record<string, unknown>;
+
+/** The JSON-RPC result of a legacy request on a session (answered as SSE or JSON). */
+function legacyResult(body: string): Structured {
+  const data = body.includes('data:') ? body.split('\n').filter((l) => l.startsWith('data:')).at(-1)!.slice(5) : body;
+  return (JSON.parse(data) as { result: Structured }).result;
+}
+
+/** Fields a result carries only in the 2026-07-28 era: cache hints, result type, server identity. */
+const MODERN_ONLY_FIELDS = ['ttlMs', 'cacheScope', 'resultType', '_meta'];
+const withoutModernFields = (result: Structured) => Object.fromEntries(Object.entries(result).filter(([key]) => !MODERN_ONLY_FIELDS.includes(key)));
 
 /** Every tool with arguments that succeed on the sample corpus. */
 const CALLS: ReadonlyArray<[string, Record<string, unknown>]> = [
@@ -83,5 +96,174 @@ describe('dual-era /mcp', () => {
       expect(answer.message?.error?.message).toMatch(/Resource not found: "corpus:\/\/\/nope\.md"/);
       await expect(legacy.readResource({ uri: 'corpus:///nope.md' })).rejects.toMatchObject({ code: -32002 });
     });
+  });
+
+  describe('a client pinned to 2026-07-28', () => {
+    it('connects without falling back and calls a tool', async () => {
+      const pinned = await connectV2Client(server.mcpUrl, { pin: MODERN_VERSION });
+      try {
+        expect(pinned.getNegotiatedProtocolVersion()).toBe(MODERN_VERSION);
+        expect((await structured(pinned, 'search_documents', { query: 'tomatoes' })).results).toHaveLength(1);
+      } finally {
+        await pinned.close();
+      }
+    });
+  });
+
+  describe('tools/list', () => {
+    it('is the same in both eras but for the fields only 2026-07-28 results carry', async () => {
+      const sessionId = await openSession(server.mcpUrl);
+      const legacyList = legacyResult((await postMessage(server.mcpUrl, sessionId, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).body);
+      const modernList = (await modernRequest(server.mcpUrl, { method: 'tools/list' })).message!.result!;
+      expect(Object.keys(modernList)).toEqual(expect.arrayContaining(['ttlMs', 'cacheScope']));
+      expect(withoutModernFields(modernList)).toEqual(legacyList);
+      expect((legacyList.tools as unknown[]).length).toBe(4);
+    });
+
+    it('publishes JSON Schema 2020-12 for every input and output, declared with $schema', async () => {
+      const { tools } = await legacy.listTools();
+      for (const tool of tools) {
+        expect(tool.inputSchema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+        expect(tool.outputSchema?.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+      }
+    });
+  });
+
+  describe('server/discover', () => {
+    it('lists only the modern versions, offers tools and resources but not logging, and carries cache hints', async () => {
+      const { status, message } = await modernRequest(server.mcpUrl, { method: 'server/discover' });
+      expect(status).toBe(200);
+      const result = message!.result!;
+      expect(result.supportedVersions).toEqual([MODERN_VERSION]);
+      expect(result.capabilities).toEqual({ tools: {}, resources: {} });
+      expect(result).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });
+    });
+
+    it('leaves 2025-11-25 to initialize, which still offers logging', async () => {
+      const response = await fetch(server.mcpUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+      });
+      const result = legacyResult(await response.text());
+      expect(result.protocolVersion).toBe('2025-11-25');
+      expect(result.capabilities).toMatchObject({ logging: {} });
+    });
+
+    it('does not offer deprecated logging to modern clients: logging/setLevel is not served', async () => {
+      const { message } = await modernRequest(server.mcpUrl, { method: 'logging/setLevel', params: { level: 'debug' } });
+      expect(message?.error?.code).toBeLessThan(0);
+      expect(message?.result).toBeUndefined();
+    });
+  });
+
+  describe('cache hints', () => {
+    it.each([
+      ['tools/list', {}],
+      ['resources/list', {}],
+      ['resources/read', { uri: 'corpus:///guides/baking.md' }],
+    ])('%s carries ttlMs and cacheScope', async (method, params) => {
+      const { message } = await modernRequest(server.mcpUrl, { method, params });
+      expect(message!.result).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });
+    });
+  });
+
+  describe('the revision\'s refusals', () => {
+    it('answers an Mcp-Method header that contradicts the body with 400 and -32020', async () => {
+      const answer = await modernRequest(server.mcpUrl, { method: 'tools/list', headers: { 'mcp-method': 'resources/list' } });
+      expect(answer.status).toBe(400);
+      expect(answer.message?.error?.code).toBe(-32020);
+    });
+
+    it('answers an Mcp-Name header that contradicts the tool named in the body with 400 and -32020', async () => {
+      const answer = await modernRequest(server.mcpUrl, {
+        method: 'tools/call',
+        params: { name: 'get_chunk', arguments: { chunk_id: 'lighthouse.md#0' } },
+        headers: { 'mcp-name': 'search_documents' },
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.message?.error?.code).toBe(-32020);
+    });
+
+    it('answers an unsupported protocol version with 400, -32022 and the supported list', async () => {
+      const answer = await modernRequest(server.mcpUrl, { method: 'tools/list', version: '2099-01-01' });
+      expect(answer.status).toBe(400);
+      expect(answer.message?.error?.code).toBe(-32022);
+      expect(answer.message?.error?.data).toMatchObject({ supported: [MODERN_VERSION], requested: '2099-01-01' });
+    });
+  });
+});
+
+describe('dual-era /mcp: modern resources page', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ files: SAMPLE_FILES, toolLimits: { maxPageSize: 3 } });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('pages resources/list with nextCursor and refuses a cursor it did not issue with -32602', async () => {
+    const first = (await modernRequest(server.mcpUrl, { method: 'resources/list' })).message!.result!;
+    expect((first.resources as Array<{ name: string }>).map((r) => r.name)).toEqual(SAMPLE_SOURCES.slice(0, 3));
+    const second = (await modernRequest(server.mcpUrl, { method: 'resources/list', params: { cursor: first.nextCursor } })).message!.result!;
+    expect((second.resources as Array<{ name: string }>).map((r) => r.name)).toEqual(SAMPLE_SOURCES.slice(3));
+    expect(second.nextCursor).toBeUndefined();
+    const bad = await modernRequest(server.mcpUrl, { method: 'resources/list', params: { cursor: 'forged' } });
+    expect(bad.message?.error?.code).toBe(-32602);
+    expect(bad.message?.error?.message).toMatch(/invalid cursor "forged"/);
+  });
+});
+
+describe('dual-era /mcp: the in-flight bound is per principal in the modern era', () => {
+  let server: TestServer;
+  // Stands in for authentication: the principal is whoever the test says, so the bound can be filled
+  // for one principal and seen not to touch another. Authentication itself is tested elsewhere.
+  const asPrincipal: MiddlewareHandler = async (c, next) => {
+    const id = c.req.header('x-test-principal') ?? 'nobody';
+    c.set('principal', { id, kind: 'static', scopes: [] });
+    c.set('authInfo', { token: '', clientId: id, scopes: [] });
+    await next();
+  };
+  const calls: ToolCallEvent[] = [];
+  beforeAll(async () => {
+    // Unbuilt index: tool calls wait for it, so they stay in flight until the test builds it.
+    server = await startTestServer({
+      files: SAMPLE_FILES,
+      buildIndex: false,
+      maxConcurrentPerSession: 2,
+      authenticate: asPrincipal,
+      onToolCall: (event) => calls.push(event),
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('answers a principal past the bound with 429 and Retry-After, while another principal is served', async () => {
+    const call = (principal: string, id: number) =>
+      modernRequest(server.mcpUrl, { method: 'tools/call', params: { name: 'list_documents', arguments: {} }, headers: { 'x-test-principal': principal }, id });
+    const waiting = [call('alice', 1), call('alice', 2)];
+    await new Promise((r) => setTimeout(r, 200));
+    const refused = await call('alice', 3);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.message?.error?.message).toMatch(/this principal already has 2 requests in progress/);
+    const bob = call('bob', 4);
+    server.buildIndex();
+    for (const answer of [...(await Promise.all(waiting)), await bob]) {
+      expect(answer.status).toBe(200);
+      expect(answer.message?.result?.isError).toBeFalsy();
+    }
+    expect((await call('alice', 5)).status).toBe(200); // the slots were released
+  });
+
+  it('hands the principal to the tool handler as authInfo', () => {
+    expect(calls.map((event) => [event.era, event.authInfo?.clientId]).sort()).toEqual([
+      ['modern', 'alice'],
+      ['modern', 'alice'],
+      ['modern', 'alice'],
+      ['modern', 'bob'],
+    ]);
   });
 });

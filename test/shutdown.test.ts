@@ -165,4 +165,15 @@ describe('refuseNewSessionsWhileDraining', () => {
     const existing = await app.request('/mcp', { method: 'POST', headers: { 'mcp-session-id': 'abc' } });
     expect(await existing.json()).toEqual({ handled: true });
   });
+
+  it.each([
+    ['no MCP-Protocol-Version (a 2025 initialize)', {}, 503],
+    ['a 2025 MCP-Protocol-Version', { 'mcp-protocol-version': '2025-06-18' }, 503],
+    ['a modern MCP-Protocol-Version (2026-07-28 opens no session)', { 'mcp-protocol-version': '2026-07-28' }, 200],
+  ])('while draining, a POST without a session carrying %s is answered %i', async (_, headers: Record<string, string>, status) => {
+    const app = new Hono();
+    app.use('/mcp', refuseNewSessionsWhileDraining({ isDraining: () => true }));
+    app.post('/mcp', (c) => c.json({ handled: true }));
+    expect((await app.request('/mcp', { method: 'POST', headers })).status).toBe(status);
+  });
 });
