@@ -17,6 +17,8 @@
 # ---- build: compile TypeScript with the dev dependencies ----
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
+# better-sqlite3 (the sign-in store) is a native addon: npm fetches a prebuilt binary or compiles it.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
@@ -29,6 +31,8 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+# --ignore-scripts leaves better-sqlite3 without its addon: take the one the build stage compiled.
+COPY --from=build /app/node_modules/better-sqlite3/build/Release/better_sqlite3.node ./node_modules/better-sqlite3/build/Release/
 COPY --from=build /app/dist ./dist
 COPY corpus ./corpus
 ENV HOST=0.0.0.0 \

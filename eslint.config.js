@@ -128,6 +128,20 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/store/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        hono,
+        folder('http', 'store/ keeps records; it knows nothing of HTTP.'),
+        folder('auth', 'store/ keeps records; what they mean is auth/server/\'s business.'),
+        folder('mcp', 'store/ knows nothing of MCP.'),
+        folder('search', 'store/ knows nothing of search.'),
+        folder('corpus', 'store/ knows nothing of the corpus.'),
+        { group: ['../config', '../config.js'], message: 'store/ gets typed options, never config.' },
+      ),
+    },
+  },
+  {
     files: ['test/**/*.ts', 'scripts/**/*.ts', '**/*.test.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },

@@ -70,6 +70,9 @@ run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '
 for (const devOnly of ['typescript', 'vitest', 'tsx', 'eslint']) {
   if (existsSync(join(app, 'node_modules', devOnly))) fail(`dev dependency ${devOnly} was installed in the runtime stage`);
 }
+// As the image does: the native addon the build stage compiled, which --ignore-scripts skipped.
+const addon = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
+cpSync(join(root, addon), join(app, addon));
 cpSync(join(root, 'dist'), join(app, 'dist'), { recursive: true });
 cpSync(join(root, 'corpus'), join(app, 'corpus'), { recursive: true });
 
