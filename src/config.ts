@@ -1,10 +1,13 @@
 // The only reader of the environment. Every setting is validated here, once, at boot; a bad value
 // fails the start with one message that lists every problem, so an operator fixes them in one go.
+import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { staticTokenProblems } from './auth/static-tokens.js';
 
 /** The search engine's default chunk length, needed to check CHUNK_OVERLAP_WORDS when only it is set. */
 const DEFAULT_CHUNK_WORDS = 180;
+
+const DEFAULT_CORPUS_DIR = './corpus';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -92,6 +95,12 @@ export interface AuthConfig {
   resource: string;
   /** ALLOW_UNAUTHENTICATED: serve a non-loopback HOST with no auth at all. Default false. */
   allowUnauthenticated: boolean;
+  /**
+   * ALLOW_HTTP_PUBLIC_URL: accept an http (not https) PUBLIC_URL on a non-loopback host with auth on,
+   * for clients on a private network whose traffic is protected otherwise (a TLS-terminating sidecar,
+   * a VPN). Default false: bearer tokens must not cross a network in the clear.
+   */
+  allowHttpPublicUrl: boolean;
   /** METRICS_TOKEN: when set (≥ 32 characters), /metrics requires it as a bearer token. Default none (open). */
   metricsToken: string | undefined;
 }
@@ -185,6 +194,7 @@ const authSchema = z.object({
   OAUTH_AUDIENCE: text,
   OAUTH_REQUIRED_SCOPES: text,
   ALLOW_UNAUTHENTICATED: boolean,
+  ALLOW_HTTP_PUBLIC_URL: boolean,
   METRICS_TOKEN: text,
 });
 
@@ -251,6 +261,7 @@ function readAuth(env: Readonly<Record<string, string | undefined>>): { auth: Pa
               requiredScopes: [...new Set(splitList(a.OAUTH_REQUIRED_SCOPES, /[\s,]+/))],
             },
       allowUnauthenticated,
+      allowHttpPublicUrl: a.ALLOW_HTTP_PUBLIC_URL ?? false,
       metricsToken,
     },
   };
@@ -293,11 +304,28 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
         'or set ALLOW_UNAUTHENTICATED=true for a deliberately public server; or bind HOST=127.0.0.1',
     );
   }
-  if (auth?.oauth !== undefined && e.PUBLIC_URL === undefined && !isLoopbackHost(host)) {
+  // Off loopback the server cannot know the name clients use: the Host check, the OAuth audience,
+  // the challenge's resource_metadata and the landing page are all derived from PUBLIC_URL.
+  if (e.PUBLIC_URL === undefined && !isLoopbackHost(host)) {
     problems.push(
-      `OAUTH_ISSUER=${JSON.stringify(auth.oauth.issuer)}: needs PUBLIC_URL, the https URL clients use (e.g. https://docs.example.com): ` +
-        'the token audience and the protected resource metadata are derived from it',
+      `HOST=${JSON.stringify(host)}: is not a loopback address, so it needs PUBLIC_URL, the URL clients use (e.g. https://docs.example.com): ` +
+        'the Host check, the token audience and the protected resource metadata are derived from it',
     );
+  }
+  if (
+    auth?.enabled && !auth.allowHttpPublicUrl && !isLoopbackHost(host) && e.PUBLIC_URL !== undefined &&
+    new URL(e.PUBLIC_URL).protocol === 'http:' && !isLoopbackHost(new URL(e.PUBLIC_URL).hostname)
+  ) {
+    problems.push(
+      `PUBLIC_URL=${JSON.stringify(e.PUBLIC_URL)}: must be an https:// URL when authentication is on, or bearer tokens cross the network in the clear; ` +
+        'terminate TLS in front of the server, or set ALLOW_HTTP_PUBLIC_URL=true if the network path is protected otherwise',
+    );
+  }
+  if (auth?.tokensFile !== undefined) {
+    const inside = relative(resolve(e.CORPUS_DIR ?? DEFAULT_CORPUS_DIR), resolve(auth.tokensFile));
+    if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) {
+      problems.push(`AUTH_TOKENS_FILE=${JSON.stringify(auth.tokensFile)}: is inside CORPUS_DIR, so it would be indexed and served; keep it outside`);
+    }
   }
   if (problems.length > 0 || auth === undefined) throw new ConfigError(problems);
 
@@ -305,7 +333,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   const publicUrl = (e.PUBLIC_URL ?? defaultPublicUrl(host, port)).replace(/\/+$/, '');
   const resource = `${publicUrl}/mcp`;
   return {
-    corpusDir: e.CORPUS_DIR ?? './corpus',
+    corpusDir: e.CORPUS_DIR ?? DEFAULT_CORPUS_DIR,
     host,
     port,
     publicUrl,

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { ServerType } from '@hono/node-server';
 import pkg from '../package.json' with { type: 'json' };
+import { StaticTokenConfigError } from './auth/static-tokens.js';
 import { readTokenFile, TokenFileError } from './auth/token-file.js';
 import { ConfigError, loadConfig } from './config.js';
 import type { Config } from './config.js';
@@ -68,7 +69,17 @@ async function main(): Promise<void> {
   logger.info({ corpus: corpusRoot, documents: corpus.documents.length, skipped: corpus.skipped.length }, 'corpus loaded');
 
   const holder = new IndexHolder();
-  const { corpusApp, authentication, attach, ops } = assembleServer({ config, index: holder, logger, fileTokens, version: pkg.version });
+  let assembled: ReturnType<typeof assembleServer>;
+  try {
+    assembled = assembleServer({ config, index: holder, logger, fileTokens, version: pkg.version });
+  } catch (error) {
+    if (error instanceof StaticTokenConfigError) {
+      console.error(`corpus-mcp: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const { corpusApp, authentication, attach, ops } = assembled;
   logger.info(
     {
       auth_required: authentication.required,

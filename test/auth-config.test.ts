@@ -26,6 +26,7 @@ describe('config', () => {
         oauth: undefined,
         resource: 'http://127.0.0.1:8080/mcp',
         allowUnauthenticated: false,
+        allowHttpPublicUrl: false,
         metricsToken: undefined,
       });
     });
@@ -52,7 +53,7 @@ describe('config', () => {
     });
 
     it('refuses to bind a non-loopback HOST without auth, saying how to configure it', () => {
-      const problems = problemsOf({ HOST: '0.0.0.0' });
+      const problems = problemsOf({ HOST: '0.0.0.0', PUBLIC_URL: 'https://docs.example.com' });
       expect(problems).toHaveLength(1);
       expect(problems[0]).toMatch(/^HOST="0.0.0.0": is not a loopback address and no authentication is configured/);
       expect(problems[0]).toContain('AUTH_TOKENS');
@@ -61,9 +62,13 @@ describe('config', () => {
     });
 
     it.each([
-      { HOST: '0.0.0.0', ALLOW_UNAUTHENTICATED: 'true' },
-      { HOST: '0.0.0.0', AUTH_TOKENS: tokenA },
-      { HOST: '0.0.0.0', AUTH_TOKENS_FILE: '/run/secrets/tokens' },
+      { HOST: '0.0.0.0', ALLOW_UNAUTHENTICATED: 'true', PUBLIC_URL: 'http://docs.internal' },
+      { HOST: '0.0.0.0', AUTH_TOKENS: tokenA, PUBLIC_URL: 'https://docs.example.com' },
+      { HOST: '0.0.0.0', AUTH_TOKENS_FILE: '/run/secrets/tokens', PUBLIC_URL: 'https://docs.example.com' },
+      { HOST: '0.0.0.0', AUTH_TOKENS: tokenA, PUBLIC_URL: 'http://127.0.0.1:8080' },
+      { HOST: '0.0.0.0', AUTH_TOKENS: tokenA, PUBLIC_URL: 'http://docs.internal', ALLOW_HTTP_PUBLIC_URL: 'true' },
+      { AUTH_TOKENS: tokenA, PUBLIC_URL: 'http://docs.internal' },
+      { AUTH_TOKENS_FILE: '/srv/corpus-tokens', CORPUS_DIR: '/srv/corpus' },
       { HOST: '::', OAUTH_ISSUER: 'https://as.example', PUBLIC_URL: 'https://docs.example.com' },
       { HOST: 'localhost' },
       { HOST: '127.0.0.2' },
@@ -101,6 +106,32 @@ describe('config', () => {
       ]);
       expect(problemsOf({ AUTH_TOKENS: tokenA, ALLOW_UNAUTHENTICATED: 'true' })).toEqual([expect.stringMatching(/^ALLOW_UNAUTHENTICATED="true": contradicts/)]);
       expect(problemsOf({ HOST: '0.0.0.0', OAUTH_ISSUER: 'https://as.example' })).toEqual([expect.stringMatching(/needs PUBLIC_URL/)]);
+    });
+
+    it('refuses a non-loopback HOST without PUBLIC_URL, since every URL clients see derives from it', () => {
+      expect(problemsOf({ HOST: '0.0.0.0', AUTH_TOKENS: tokenA })).toEqual([
+        expect.stringMatching(/^HOST="0.0.0.0": is not a loopback address, so it needs PUBLIC_URL, the URL clients use/),
+      ]);
+      expect(problemsOf({ HOST: '0.0.0.0', ALLOW_UNAUTHENTICATED: 'true' })).toEqual([expect.stringMatching(/needs PUBLIC_URL/)]);
+    });
+
+    it('refuses an http PUBLIC_URL with auth on a non-loopback HOST, as tokens would cross the network in the clear, unless ALLOW_HTTP_PUBLIC_URL=true', () => {
+      expect(problemsOf({ HOST: '0.0.0.0', AUTH_TOKENS: tokenA, PUBLIC_URL: 'http://docs.example.com' })).toEqual([
+        expect.stringMatching(/^PUBLIC_URL="http:\/\/docs.example.com": must be an https:\/\/ URL when authentication is on.*ALLOW_HTTP_PUBLIC_URL=true/),
+      ]);
+      expect(problemsOf({ HOST: '::', OAUTH_ISSUER: 'https://as.example', PUBLIC_URL: 'http://docs.example.com' })).toHaveLength(1);
+      expect(loadConfig({ HOST: '0.0.0.0', AUTH_TOKENS: tokenA, PUBLIC_URL: 'http://docs.internal', ALLOW_HTTP_PUBLIC_URL: 'yes' }).auth.allowHttpPublicUrl).toBe(true);
+    });
+
+    it.each([
+      ['/srv/corpus/tokens.txt', '/srv/corpus'],
+      ['/srv/corpus/.secrets/tokens', '/srv/corpus/'],
+      ['./corpus/tokens', undefined],
+      ['/srv/docs/../corpus/t', '/srv/corpus'],
+    ])('refuses AUTH_TOKENS_FILE=%j inside CORPUS_DIR=%j, where it would be indexed and served', (file, dir) => {
+      expect(problemsOf({ AUTH_TOKENS_FILE: file, ...(dir === undefined ? {} : { CORPUS_DIR: dir }) })).toEqual([
+        expect.stringMatching(/^AUTH_TOKENS_FILE=".*": is inside CORPUS_DIR, so it would be indexed and served/),
+      ]);
     });
 
     it('RFC 8414 §2: requires an https issuer, except on loopback', () => {

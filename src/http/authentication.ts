@@ -4,6 +4,7 @@
 import { Hono } from 'hono';
 import type { MiddlewareHandler } from 'hono';
 import type { OAuthVerifierOptions } from '../auth/oauth-verifier.js';
+import { StaticTokenConfigError } from '../auth/static-tokens.js';
 import { createVerifier } from '../auth/verifier.js';
 import type { AuthConfig } from '../config.js';
 import { silentLogger } from '../logger.js';
@@ -37,6 +38,10 @@ export interface Authentication {
 /** Builds the auth pieces; throws at boot (StaticTokenConfigError, TypeError) on unusable settings. */
 export function createAuthentication(options: AuthenticationOptions): Authentication {
   const { auth, fileTokens = [], logger = silentLogger, onRefused, oauthTuning = {} } = options;
+  if (auth.metricsToken !== undefined && [...auth.staticTokens, ...fileTokens].includes(auth.metricsToken)) {
+    // The scraper's credential would read the documents too.
+    throw new StaticTokenConfigError('METRICS_TOKEN equals one of the MCP tokens (AUTH_TOKENS or AUTH_TOKENS_FILE); give the scraper a token of its own');
+  }
   const metricsGuard =
     auth.metricsToken === undefined
       ? undefined
