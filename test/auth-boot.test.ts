@@ -113,7 +113,7 @@ describe('src/main.ts secure default', () => {
   it.each(['AUTH_TOKENS', 'AUTH_TOKENS_FILE'])('refuses to start when METRICS_TOKEN equals a token of %s, without quoting it', async (where) => {
     const file = join(dir, 'tokens-shared');
     await writeFile(file, `${FILE_TOKEN}\n`);
-    const env = where === 'AUTH_TOKENS' ? { AUTH_TOKENS: FILE_TOKEN } : { AUTH_TOKENS_FILE: file };
+    const env: Record<string, string> = where === 'AUTH_TOKENS' ? { AUTH_TOKENS: FILE_TOKEN } : { AUTH_TOKENS_FILE: file };
     const run = startMain({ ...env, METRICS_TOKEN: FILE_TOKEN });
     expect(await run.exit).toBe(2);
     expect(run.stderr()).toContain('METRICS_TOKEN equals one of the MCP tokens');
