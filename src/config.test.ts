@@ -57,5 +57,38 @@ describe('config', () => {
       expect(() => loadConfig({ CHUNK_WORDS: '100', CHUNK_OVERLAP_WORDS: '60' })).toThrow(/CHUNK_OVERLAP_WORDS="60": must be at most half of CHUNK_WORDS \(100\)/);
       expect(() => loadConfig({ CHUNK_OVERLAP_WORDS: '100' })).toThrow(/half of CHUNK_WORDS \(180\)/);
     });
+
+    describe('sessions and the shared store', () => {
+      it('keeps sessions on with a per-process secret, a 24 h max age and no database by default', () => {
+        expect(loadConfig({})).toMatchObject({ sessions: { enabled: true, secret: undefined, maxAgeSeconds: 86_400 }, databaseUrl: undefined });
+      });
+
+      it('reads MCP_SESSIONS, SESSION_SECRET, SESSION_MAX_AGE and DATABASE_URL', () => {
+        const secret = 's'.repeat(32);
+        expect(loadConfig({ MCP_SESSIONS: 'OFF', SESSION_SECRET: secret, SESSION_MAX_AGE: '3600', DATABASE_URL: 'postgresql://u:p@db:5432/corpus' })).toMatchObject({
+          sessions: { enabled: false, secret, maxAgeSeconds: 3600 },
+          databaseUrl: 'postgresql://u:p@db:5432/corpus',
+        });
+      });
+
+      it('refuses a short SESSION_SECRET, a bad MCP_SESSIONS and a non-postgres DATABASE_URL without quoting the secrets', () => {
+        let error: unknown;
+        try {
+          loadConfig({ SESSION_SECRET: 'short-secret-value', MCP_SESSIONS: 'maybe', SESSION_MAX_AGE: '10', DATABASE_URL: 'mysql://u:hunter2@db/x' });
+        } catch (e) {
+          error = e;
+        }
+        const { problems } = error as ConfigError;
+        expect(problems).toEqual(
+          expect.arrayContaining([
+            expect.stringMatching(/^SESSION_SECRET: is 18 characters, must be at least 32/),
+            expect.stringMatching(/^MCP_SESSIONS="maybe": must be on or off/),
+            expect.stringMatching(/^SESSION_MAX_AGE="10": must be at least 60/),
+            expect.stringMatching(/^DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/),
+          ]),
+        );
+        expect(problems.join('\n')).not.toMatch(/short-secret-value|hunter2/);
+      });
+    });
   });
 });

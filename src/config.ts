@@ -3,6 +3,7 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { staticTokenProblems } from './auth/static-tokens.js';
+import { MIN_SESSION_SECRET_CHARS } from './http/session-token.js';
 
 /** The search engine's default chunk length, needed to check CHUNK_OVERLAP_WORDS when only it is set. */
 const DEFAULT_CHUNK_WORDS = 180;
@@ -61,6 +62,32 @@ export interface Config {
   toolLimits: { maxQueryChars: number; maxTopK: number; maxDocumentChars: number; maxPageSize: number };
   /** Who may call /mcp and /metrics. See AuthConfig. */
   auth: AuthConfig;
+  /** How legacy-era MCP sessions are kept. See SessionConfig. */
+  sessions: SessionConfig;
+  /**
+   * DATABASE_URL: a postgres:// or postgresql:// URL. When set, session revocations (and the
+   * authorization server's records) live in that shared PostgreSQL, so every replica sees them.
+   * Default none: the embedded store, for one machine.
+   */
+  databaseUrl: string | undefined;
+}
+
+/** Legacy-era (2025) MCP sessions. */
+export interface SessionConfig {
+  /**
+   * MCP_SESSIONS: `on` (default) issues an Mcp-Session-Id on initialize; `off` serves every POST with a
+   * fresh server and no session (GET and DELETE answer 405), for load balancers that tolerate no
+   * per-process state.
+   */
+  enabled: boolean;
+  /**
+   * SESSION_SECRET: ≥ 32 characters. Session ids are encrypted tokens under a key derived from it, so
+   * any process holding the same secret can re-create a session it never saw. Default none: a random
+   * secret per process (sessions then die with the process), with a warning at boot.
+   */
+  secret: string | undefined;
+  /** SESSION_MAX_AGE: a session's whole life in seconds from its initialize, 60–2592000 (30 days). Default 86400 (24 h). */
+  maxAgeSeconds: number;
 }
 
 /**
@@ -182,6 +209,11 @@ const envSchema = z.object({
   MAX_TOP_K: integer(1, 1000),
   MAX_DOCUMENT_CHARS: integer(100, 1_000_000),
   MAX_PAGE_SIZE: integer(1, 10_000),
+  MCP_SESSIONS: z.preprocess(
+    (v) => (typeof blankToUndefined(v) === 'string' ? String(v).toLowerCase() : undefined),
+    z.enum(['on', 'off'], { error: 'must be on or off' }).optional(),
+  ),
+  SESSION_MAX_AGE: integer(60, 30 * 24 * 3600),
 });
 
 // Validated apart from envSchema so that its problems are listed even when other variables are bad.
@@ -197,6 +229,33 @@ const authSchema = z.object({
   ALLOW_HTTP_PUBLIC_URL: boolean,
   METRICS_TOKEN: text,
 });
+
+/**
+ * SESSION_SECRET and DATABASE_URL are secrets (a database URL may hold a password): checked by hand
+ * so that no message ever quotes them.
+ */
+function secretProblems(env: Readonly<Record<string, string | undefined>>): string[] {
+  const problems: string[] = [];
+  const secret = env.SESSION_SECRET?.trim();
+  if (secret && secret.length < MIN_SESSION_SECRET_CHARS) {
+    problems.push(
+      `SESSION_SECRET: is ${secret.length} characters, must be at least ${MIN_SESSION_SECRET_CHARS} (e.g. SESSION_SECRET=$(openssl rand -hex 32)); every replica needs the same one`,
+    );
+  }
+  const databaseUrl = env.DATABASE_URL?.trim();
+  if (databaseUrl) {
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(databaseUrl).protocol;
+    } catch {
+      protocol = undefined;
+    }
+    if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
+      problems.push('DATABASE_URL: must be a postgres:// or postgresql:// URL, e.g. postgres://user:password@db.internal:5432/corpus (value not shown: it may hold a password)');
+    }
+  }
+  return problems;
+}
 
 /** Whether `host` only accepts connections from this machine: localhost, 127.0.0.0/8 or ::1. */
 export function isLoopbackHost(host: string): boolean {
@@ -285,10 +344,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       const name = String(issue.path[0] ?? '?');
       return `${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`;
     });
-    throw new ConfigError([...problems, ...authProblems]);
+    throw new ConfigError([...problems, ...authProblems, ...secretProblems(env)]);
   }
   const e = parsed.data;
-  const problems: string[] = [...authProblems];
+  const problems: string[] = [...authProblems, ...secretProblems(env)];
   const chunkWords = e.CHUNK_WORDS ?? DEFAULT_CHUNK_WORDS;
   if (e.CHUNK_OVERLAP_WORDS !== undefined && e.CHUNK_OVERLAP_WORDS * 2 > chunkWords) {
     problems.push(
@@ -356,6 +415,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       maxDocumentChars: e.MAX_DOCUMENT_CHARS ?? 100_000,
       maxPageSize: e.MAX_PAGE_SIZE ?? 100,
     },
+    sessions: {
+      enabled: (e.MCP_SESSIONS ?? 'on') === 'on',
+      secret: env.SESSION_SECRET?.trim() || undefined,
+      maxAgeSeconds: e.SESSION_MAX_AGE ?? 86_400,
+    },
+    databaseUrl: env.DATABASE_URL?.trim() || undefined,
     auth: {
       ...auth,
       resource,

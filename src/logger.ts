@@ -1,6 +1,7 @@
 // The logging contract every folder codes against, and the one place that builds the real logger.
 // A pino logger satisfies `Logger` as is; tests and library callers that want silence use
 // `silentLogger`. Only src/main.ts decides where lines go (stdout in production).
+import { createHash } from 'node:crypto';
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 
 type LogMethod = (fields: Record<string, unknown>, message?: string) => void;
@@ -17,6 +18,13 @@ const ignore: LogMethod = () => {};
 
 /** A logger that drops everything. */
 export const silentLogger: Logger = Object.freeze({ debug: ignore, info: ignore, warn: ignore, error: ignore });
+
+/**
+ * How a session id appears in logs: the first 16 characters of its SHA-256 (base64url). Session ids
+ * are self-contained tokens that let their holder use the session, so the id itself is never written;
+ * the digest still ties a session's lines together.
+ */
+export const sessionLogId = (sessionId: string): string => createHash('sha256').update(sessionId).digest('base64url').slice(0, 16);
 
 /** pino's level names, plus 'silent' to turn logging off. */
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

@@ -282,7 +282,7 @@ describe('sessions belong to the principal that created them', () => {
     },
   );
 
-  it('MCP security best practices (session hijacking): another principal\'s requests do not keep a session alive', async () => {
+  it('MCP security best practices (session hijacking): another principal\'s requests neither keep a session alive nor re-create it', async () => {
     const other = 'ci-token-other-0f1e2d3c4b5a69788796a5b4c3d2e1f0';
     const short = await startProtectedServer({ PUBLIC_URL, AUTH_TOKENS: `${STATIC_TOKEN},${other}`, SESSION_IDLE_TTL: '1' });
     const on = (token: string, sessionId?: string, body: unknown = initializeBody()) =>
@@ -303,9 +303,13 @@ describe('sessions belong to the principal that created them', () => {
         await knock.body?.cancel();
         await new Promise((r) => setTimeout(r, 150));
       }
+      // The knocks did not keep it alive: it expired. Nor did they bring it back.
+      expect(short.app.sessions.size).toBe(0);
+      // Its owner's next request re-creates it from its id: idle expiry costs the owner nothing.
       const late = await on(STATIC_TOKEN, sessionId, { jsonrpc: '2.0', id: 2, method: 'ping' });
-      expect(late.status).toBe(404);
+      expect(late.status).toBe(200);
       await late.body?.cancel();
+      expect(short.app.sessions.size).toBe(1);
     } finally {
       await short.close();
     }

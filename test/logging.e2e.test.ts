@@ -3,6 +3,7 @@
 // the query only with LOG_QUERIES=true, and never a token — not even a wrong one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { principalIdForToken } from '../src/auth/static-tokens.js';
+import { sessionLogId } from '../src/logger.js';
 import { startOpsServer } from './metrics-server.js';
 import type { OpsServer } from './metrics-server.js';
 
@@ -31,7 +32,7 @@ describe('request logs over a real server', () => {
       ['get_chunk', 'tool_error'],
     ]);
     for (const line of calls) {
-      expect(line).toMatchObject({ principal: principalIdForToken(TOKEN), session_id: transport.sessionId });
+      expect(line).toMatchObject({ principal: principalIdForToken(TOKEN), session_id: sessionLogId(transport.sessionId!) });
       expect(line.duration_ms).toEqual(expect.any(Number));
     }
   });

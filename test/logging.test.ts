@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../src/logger.js';
+import { createLogger, sessionLogId } from '../src/logger.js';
 import { bindRequestLog, currentRequest, isSaneRequestId, requestId, requestScopedLogger } from '../src/http/middleware/request-id.js';
 
 type Line = Record<string, unknown>;
@@ -128,10 +128,11 @@ describe('requestId', () => {
     expect(out.raw.join('')).not.toContain(incoming);
   });
 
-  it('logs the session id of an MCP request', async () => {
+  it('logs a digest of the session id of an MCP request, never the id (a credential of its session)', async () => {
     const { app, out } = build();
     await app.request('/private/work/6', { headers: { 'mcp-session-id': 'sess-123' } });
-    expect(out.lines().at(-1)).toMatchObject({ session_id: 'sess-123' });
+    expect(out.lines().at(-1)).toMatchObject({ session_id: sessionLogId('sess-123') });
+    expect(out.raw.join('')).not.toContain('sess-123');
   });
 
   it('logs successful probe and scrape requests at debug and failed ones at warn, so polling does not drown the log', async () => {

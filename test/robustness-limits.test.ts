@@ -196,14 +196,20 @@ describe('limits', () => {
   });
 
   describe('number of sessions', () => {
-    it('never refuses a new session at the cap: it closes the idlest and keeps the recently used', async () => {
-      const server = await start({ maxSessions: 3 });
+    it('never refuses a new session at the cap: it closes the idlest, which its next request re-creates within the cap', async () => {
+      const ended: string[] = [];
+      const server = await start({ maxSessions: 3, onSessionEvent: (e) => e.type !== 'created' && ended.push(e.session.id) });
       const [a, b, c] = [await openSession(server.mcpUrl), await openSession(server.mcpUrl), await openSession(server.mcpUrl)];
       expect((await post(server.mcpUrl, ping(1), onSession(a))).status).toBe(200); // a is now the most recent
       const d = await openSession(server.mcpUrl);
       expect(server.app.sessions.size).toBe(3);
-      expect((await post(server.mcpUrl, ping(2), onSession(b))).status).toBe(404);
-      for (const id of [a, c, d]) expect((await post(server.mcpUrl, ping(3), onSession(id))).status).toBe(200);
+      expect(ended).toEqual([b]);
+      // b comes back from its id, pushing out the idlest of the others (c); the cap holds throughout.
+      expect((await post(server.mcpUrl, ping(2), onSession(b))).status).toBe(200);
+      expect(server.app.sessions.size).toBe(3);
+      expect(ended).toEqual([b, c]);
+      for (const id of [a, c, d, b]) expect((await post(server.mcpUrl, ping(3), onSession(id))).status).toBe(200);
+      expect(server.app.sessions.size).toBe(3);
     });
   });
 
@@ -229,9 +235,14 @@ describe('limits', () => {
       const b = [await openAs(server, TOKEN_B), await openAs(server, TOKEN_B)];
       const a: string[] = [];
       for (let i = 0; i < 8; i += 1) a.push(await openAs(server, TOKEN_A));
+      expect(server.app.sessions.size).toBe(5);
+      // A holds only three sessions at once; B's two were never touched, so none of B's calls had to re-create anything.
+      const held = () => [...a, ...b].filter((id) => server.app.sessions.peek(id) !== undefined);
+      expect(held()).toEqual([...a.slice(5), ...b]);
       for (const id of b) expect(await pingAs(server, TOKEN_B, id)).toBe(200);
-      // A holds only its three most recent sessions; the older five answer 404.
-      expect(await Promise.all(a.map((id) => pingAs(server, TOKEN_A, id)))).toEqual([404, 404, 404, 404, 404, 200, 200, 200]);
+      // An older session of A comes back on its next request, at the cost of A's own idlest, never B's.
+      expect(await pingAs(server, TOKEN_A, a[0]!)).toBe(200);
+      expect(held()).toEqual([a[0], ...a.slice(6), ...b]);
       expect(server.app.sessions.size).toBe(5);
     });
 

@@ -24,6 +24,12 @@ import { jsonRpcErrorBody, SERVER_ERROR } from './json-rpc-error.js';
 import { hostCheck } from './middleware/host-check.js';
 import { healthRoutes } from './routes/health.js';
 import { mcpHandler } from './routes/mcp.js';
+import { randomBytes } from 'node:crypto';
+import { createDurableSessions } from './durable-sessions.js';
+import type { SessionRefusal } from './durable-sessions.js';
+import { createSessionRevocations } from './session-revocations.js';
+import type { SharedRevocations } from './session-revocations.js';
+import { createSessionTokens } from './session-token.js';
 import { SessionRegistry } from './sessions.js';
 import type { SessionEvent } from './sessions.js';
 
@@ -38,6 +44,17 @@ export interface AppOptions {
   sessionIdleTtlMs?: number;
   /** Sessions one authenticated principal may hold, ≥ 1; beyond it its own idlest is closed. Default maxSessions. */
   maxSessionsPerPrincipal?: number;
+  /** false: no sessions at all, a fresh server per POST, GET and DELETE answer 405 (MCP_SESSIONS=off). Default true. */
+  sessionsEnabled?: boolean;
+  /**
+   * Secret of the self-contained session ids, ≥ 32 characters; processes sharing it re-create each
+   * other's sessions. Default a random one for this process (its sessions die with it).
+   */
+  sessionSecret?: string;
+  /** A session's whole life from its initialize, in seconds, ≥ 1. Default 86400 (24 h). */
+  sessionMaxAgeSeconds?: number;
+  /** Where ended sessions are recorded for every replica (the shared store). Default none: this process only. */
+  sharedRevocations?: SharedRevocations;
   /** Largest request body accepted on /mcp, in bytes, ≥ 1; larger ones get 413. Default 1 048 576 (1 MiB). */
   maxBodyBytes?: number;
   /**
@@ -73,10 +90,12 @@ export interface AppOptions {
   onSessionEvent?: (event: SessionEvent) => void;
   /** After every tools/call. Must not throw. */
   onToolCall?: (event: ToolCallEvent) => void;
-  /** A request named a live session of another principal (answered 404). Must not throw. */
+  /** A request named a session of another principal (answered 404). Must not throw. */
   onForeignSession?: () => void;
   /** A request reached the MCP handler and was routed to this era. Must not throw. */
   onRequestEra?: (era: McpEra) => void;
+  /** A request's session id was refused (answered 404), or its session re-created. Must not throw. */
+  onSessionLookup?: (outcome: SessionRefusal | 'restored') => void;
 }
 
 export interface CorpusApp {
@@ -110,6 +129,11 @@ export function createApp(options: AppOptions): CorpusApp {
     onToolCall,
     onForeignSession,
     onRequestEra,
+    onSessionLookup,
+    sessionsEnabled = true,
+    sessionSecret = randomBytes(32).toString('base64url'),
+    sessionMaxAgeSeconds,
+    sharedRevocations,
   } = options;
 
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new RangeError(`createApp: maxBodyBytes must be a whole number ≥ 1, got ${maxBodyBytes}`);
@@ -130,6 +154,15 @@ export function createApp(options: AppOptions): CorpusApp {
     // Refusals (-32020, -32022, …) are answered to the client; they are worth a debug line, not more.
     onerror: (error) => logger.debug({ err: error, era: 'modern' }, 'modern request refused or failed'),
   });
+  const durable = sessionsEnabled
+    ? createDurableSessions({
+        sessions,
+        createServer,
+        tokens: createSessionTokens({ secret: sessionSecret, ...(sessionMaxAgeSeconds !== undefined ? { maxAgeSeconds: sessionMaxAgeSeconds } : {}) }),
+        revocations: createSessionRevocations({ shared: sharedRevocations }),
+        logger,
+      })
+    : undefined;
 
   const app = new Hono<AppEnv>();
   for (const m of middleware) app.use(m);
@@ -148,7 +181,7 @@ export function createApp(options: AppOptions): CorpusApp {
       onError: (c) => c.json(jsonRpcErrorBody(SERVER_ERROR, `Payload Too Large: the request body must not exceed ${maxBodyBytes} bytes`), 413),
     }),
   );
-  app.all('/mcp', mcpHandler({ sessions, createServer, modern, logger, maxConcurrentPerSession, onForeignSession, onRequestEra }));
+  app.all('/mcp', mcpHandler({ durable, createServer, modern, logger, maxConcurrentPerSession, onForeignSession, onRequestEra, onSessionLookup }));
 
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp` }, 404));
   app.onError((error, c) => {

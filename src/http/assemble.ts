@@ -58,9 +58,18 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     ...(authentication.metricsGuard ? { metricsGuard: authentication.metricsGuard } : {}),
   });
   if (authentication.routes) ops.appOptions.routes.route('/', authentication.routes);
+  if (config.sessions.enabled && config.sessions.secret === undefined) {
+    logger.warn(
+      {},
+      'SESSION_SECRET is not set: session ids use a random secret of this process, so sessions end with it and no other replica can serve them; set the same SESSION_SECRET on every replica',
+    );
+  }
   const corpusApp = createApp({
     index,
     publicUrl,
+    sessionsEnabled: config.sessions.enabled,
+    ...(config.sessions.secret !== undefined ? { sessionSecret: config.sessions.secret } : {}),
+    sessionMaxAgeSeconds: config.sessions.maxAgeSeconds,
     maxSessions: config.maxSessions,
     sessionIdleTtlMs: config.sessionIdleTtlSeconds * 1000,
     maxSessionsPerPrincipal: config.maxSessionsPerPrincipal,
@@ -73,6 +82,7 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     ...ops.appOptions,
     ...(authentication.authenticate ? { authenticate: authentication.authenticate } : {}),
     onForeignSession: () => ops.onAuthRefused('session_principal_mismatch'),
+    onSessionLookup: (outcome) => ops.metrics.recordSessionIdOutcome(outcome),
     ...overrides,
   });
   return { corpusApp, ops, authentication, attach: (server) => ops.attach(server, corpusApp) };

@@ -6,6 +6,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { MCP_ERAS } from '../mcp/mcp-service.js';
 import type { McpEra } from '../mcp/mcp-service.js';
 import { TOOLS } from '../mcp/tools/create-tools.js';
+import { SESSION_REFUSALS } from './durable-sessions.js';
+import type { SessionRefusal } from './durable-sessions.js';
 
 /** The tools the server offers; any other name is counted as 'unknown'. */
 export const KNOWN_TOOLS: readonly string[] = TOOLS.map((tool) => tool.name);
@@ -76,6 +78,8 @@ export interface Metrics {
   /** Read the live session count from its source of truth at scrape time (e.g. the cache's size). */
   observeActiveSessions(read: () => number): void;
   recordAuthFailure(reason: string): void;
+  /** A request named a session this process did not hold and it was re-created, or its session id was refused. */
+  recordSessionIdOutcome(outcome: SessionRefusal | 'restored'): void;
   setIndexStats(stats: IndexGaugeValues): void;
   /** The exposition in Prometheus text format, and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
@@ -159,6 +163,12 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     labelNames: ['reason'] as const,
     registers,
   });
+  const sessionIds = new Counter({
+    name: 'corpus_mcp_session_ids_total',
+    help: 'Session ids this process did not hold: re-created from the id (restored), or refused with 404 by reason (foreign principal, malformed, invalid, expired, revoked, restore_failed).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
   const indexDocuments = new Gauge({ name: 'corpus_mcp_index_documents', help: 'Documents in the index.', registers });
   const indexChunks = new Gauge({ name: 'corpus_mcp_index_chunks', help: 'Chunks in the index.', registers });
   const indexTerms = new Gauge({ name: 'corpus_mcp_index_terms', help: 'Distinct terms in the index.', registers });
@@ -178,6 +188,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   // Pre-create the session and era series so dashboards see 0 rather than "no data" before the first event.
   for (const reason of SESSION_END_REASONS) sessionsEnded.inc({ reason }, 0);
   for (const era of MCP_ERAS) mcpRequests.inc({ era }, 0);
+  for (const outcome of ['restored', ...SESSION_REFUSALS]) sessionIds.inc({ outcome }, 0);
 
   if (defaultMetrics) collectDefaultMetrics({ register: registry });
 
@@ -210,6 +221,9 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     },
     recordAuthFailure(reason) {
       authFailures.inc({ reason: authReasons.has(reason) ? reason : 'other' });
+    },
+    recordSessionIdOutcome(outcome) {
+      sessionIds.inc({ outcome });
     },
     setIndexStats(stats) {
       indexDocuments.set(stats.documents);

@@ -4,7 +4,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { silentLogger } from '../logger.js';
+import { sessionLogId, silentLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
 
 export interface Session {
@@ -14,6 +14,8 @@ export interface Session {
   /** Principal that created the session, when authentication is on; only it may use the session. */
   owner: string | undefined;
   createdAt: number;
+  /** When the session's id expires (SESSION_MAX_AGE after its initialize), seconds since the epoch; undefined = never. */
+  expiresAt?: number;
 }
 
 /**
@@ -93,7 +95,7 @@ export class SessionRegistry {
     this.#countOwner(session.owner, 1);
     this.#cache.set(session.id, session);
     this.#emit({ type: 'created', session });
-    this.#logger.debug({ session_id: session.id, active_sessions: this.#cache.size }, 'session created');
+    this.#logger.debug({ session_id: sessionLogId(session.id), active_sessions: this.#cache.size }, 'session created');
   }
 
   /** The live session with this id, refreshing its idle timer; undefined if unknown, evicted or expired. */
@@ -112,6 +114,11 @@ export class SessionRegistry {
   /** Ends a session (DELETE, or its transport closed). Safe to call for an id that is gone. */
   delete(id: string): void {
     this.#cache.delete(id);
+  }
+
+  /** Ends this session if it is still the one registered under its id (a later one with the same id stays). */
+  remove(session: Session): void {
+    if (this.#cache.peek(session.id) === session) this.#cache.delete(session.id);
   }
 
   /** Ends every session (shutdown). */
@@ -145,9 +152,9 @@ export class SessionRegistry {
 
   #end(session: Session, reason: SessionEndReason): void {
     this.#emit({ type: reason, session });
-    this.#logger.debug({ session_id: session.id, reason, active_sessions: this.#cache.size }, 'session ended');
+    this.#logger.debug({ session_id: sessionLogId(session.id), reason, active_sessions: this.#cache.size }, 'session ended');
     // Closing the server closes its transport, which ends any open SSE stream of the session.
-    session.server.close().catch((error: unknown) => this.#logger.warn({ err: error, session_id: session.id }, 'closing session failed'));
+    session.server.close().catch((error: unknown) => this.#logger.warn({ err: error, session_id: sessionLogId(session.id) }, 'closing session failed'));
   }
 
   #emit(event: SessionEvent): void {

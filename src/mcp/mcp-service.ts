@@ -5,7 +5,7 @@
 // schema is written twice and both eras answer the same `structuredContent`.
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { CallToolResult, ListResourcesResult, ListToolsResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { silentLogger } from '../logger.js';
+import { sessionLogId, silentLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
 import type { IndexHolder, ServedCorpus } from './index-holder.js';
 import { McpRequestError } from './mcp-request-error.js';
@@ -146,7 +146,7 @@ export function createMcpService(options: McpServiceOptions): McpService {
       outcome: event.outcome,
       era: event.era,
       duration_ms: Math.round(event.durationMs * 100) / 100,
-      session_id: event.sessionId,
+      session_id: event.sessionId === undefined ? undefined : sessionLogId(event.sessionId),
     };
     if (event.errorCode) fields.error_code = event.errorCode;
     if (event.resultCount !== undefined) fields.result_count = event.resultCount;

@@ -5,6 +5,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
+import { sessionLogId } from '../../logger.js';
 import type { AppLogger, Logger } from '../../logger.js';
 
 /** What a request carries while it runs. `logger` is re-bound as more becomes known (principal, session). */
@@ -100,7 +101,7 @@ export function requestId(options: RequestIdOptions): MiddlewareHandler<{ Variab
           status,
           duration_ms: Math.round((performance.now() - start) * 100) / 100,
         };
-        if (sessionId) fields.session_id = sessionId;
+        if (sessionId) fields.session_id = sessionLogId(sessionId);
         if (principal) fields.principal = principal;
         const era = eraOf?.(c);
         if (era) fields.era = era;

@@ -4,10 +4,11 @@
 //     server-to-client SSE stream) and DELETE (end the session), handed to the 1.x web-standard
 //     Streamable HTTP transport of the session named by the Mcp-Session-Id header. A POST without that
 //     header must be an initialize request; it gets a fresh transport and server, registered in the
-//     session registry once the transport assigns the id.
+//     session registry once the transport assigns the id. An id this process does not hold is
+//     re-created from the id itself (durable-sessions.ts). Without sessions (MCP_SESSIONS=off) every
+//     legacy POST gets a fresh server and nothing outlives the request.
 //   modern (2026-07-28: the request carries its protocol version in `_meta`): SDK v2's strict handler,
 //     which builds a server per request; nothing outlives the request.
-import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -18,12 +19,14 @@ import { silentLogger } from '../../logger.js';
 import type { Logger } from '../../logger.js';
 import type { McpEra } from '../../mcp/mcp-service.js';
 import type { AppEnv } from '../app-env.js';
+import type { DurableSessions, SessionRefusal } from '../durable-sessions.js';
 import { INVALID_REQUEST, jsonRpcErrorBody, PARSE_ERROR, SERVER_ERROR, SESSION_NOT_FOUND } from '../json-rpc-error.js';
-import type { Session, SessionRegistry } from '../sessions.js';
+import type { Session } from '../sessions.js';
 
 export interface McpHandlerOptions {
-  sessions: SessionRegistry;
-  /** Makes the 1.x MCP server for a new legacy session (shared handlers; see createLegacyServerFactory). */
+  /** Opens, finds, re-creates and revokes legacy sessions; undefined serves without sessions (MCP_SESSIONS=off). */
+  durable: DurableSessions | undefined;
+  /** Makes the 1.x MCP server for a legacy session, or for one request without sessions (shared handlers; see createLegacyServerFactory). */
   createServer: () => Server;
   /** Serves modern (2026-07-28) requests: SDK v2's `createMcpHandler(…, { legacy: 'reject' })`. */
   modern: McpHttpHandler;
@@ -35,8 +38,10 @@ export interface McpHandlerOptions {
    * modern request counts against one shared anonymous principal. Default 16.
    */
   maxConcurrentPerSession?: number;
-  /** Called when a request names a live session that belongs to another principal (metrics). Must not throw. */
+  /** Called when a request names a session that belongs to another principal (metrics). Must not throw. */
   onForeignSession?: () => void;
+  /** Called when a request's session id is refused for any reason, or re-created (metrics). Must not throw. */
+  onSessionLookup?: (outcome: SessionRefusal | 'restored') => void;
   /** Called once per request that reached the endpoint, with the era it was routed to (metrics). Must not throw. */
   onRequestEra?: (era: McpEra) => void;
 }
@@ -107,14 +112,41 @@ async function readBody(c: Context<AppEnv>): Promise<ReadBody> {
   }
 }
 
+const notFound = (c: Context<AppEnv>) =>
+  c.json(
+    jsonRpcErrorBody(SESSION_NOT_FOUND, 'Session not found: it ended, expired or never existed; send a new initialize request without Mcp-Session-Id'),
+    404,
+  );
+
+/** One legacy request, one server, no session: the transport has no id generator, so it issues no Mcp-Session-Id. */
+async function serveWithoutSession(c: Context<AppEnv>, body: ReadBody | undefined, createServer: () => Server, logger: Logger): Promise<Response> {
+  if (body === undefined) {
+    return c.json(jsonRpcErrorBody(SERVER_ERROR, 'Method not allowed: this server keeps no sessions (MCP_SESSIONS=off); send every message as a POST'), 405, { Allow: 'POST' });
+  }
+  if (!body.parsedOk) return c.json(jsonRpcErrorBody(PARSE_ERROR, 'Parse error: the request body is not valid JSON'), 400);
+  const server = createServer();
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  server.onerror = (error) => logger.debug({ err: error }, 'mcp transport error');
+  await server.connect(transport);
+  let response: Response;
+  try {
+    response = await transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo'), parsedBody: body.parsed });
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+  return onceFinished(response, () => void server.close().catch(() => {}));
+}
+
 export function mcpHandler({
-  sessions,
+  durable,
   createServer,
   modern,
   logger = silentLogger,
   maxConcurrentPerSession = 16,
   onForeignSession,
   onRequestEra,
+  onSessionLookup,
 }: McpHandlerOptions) {
   if (!Number.isInteger(maxConcurrentPerSession) || maxConcurrentPerSession < 1) {
     throw new RangeError(`mcpHandler: maxConcurrentPerSession must be a whole number ≥ 1, got ${maxConcurrentPerSession}`);
@@ -152,9 +184,18 @@ export function mcpHandler({
     return undefined;
   }
 
+  const report = (outcome: SessionRefusal | 'restored') => {
+    try {
+      onSessionLookup?.(outcome);
+      if (outcome === 'foreign') onForeignSession?.();
+    } catch {
+      // metrics must never turn an answer into a 500
+    }
+  };
+
   const weightOf = (body: ReadBody) => (body.parsedOk && Array.isArray(body.parsed) ? Math.max(body.parsed.length, 1) : 1);
 
-  async function startSession(c: Context<AppEnv>, body: ReadBody): Promise<Response> {
+  async function startSession(c: Context<AppEnv>, sessions: DurableSessions, body: ReadBody): Promise<Response> {
     if (!body.parsedOk) {
       return c.json(jsonRpcErrorBody(PARSE_ERROR, 'Parse error: the request body is not valid JSON'), 400);
     }
@@ -164,50 +205,46 @@ export function mcpHandler({
         400,
       );
     }
-    const owner = c.get('principal')?.id;
-    const server = createServer();
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => sessions.add({ id, transport, server, owner, createdAt: Date.now() }),
-      onsessionclosed: (id) => sessions.delete(id),
-    });
-    // However the session ends (DELETE, eviction, expiry, shutdown), it leaves the registry.
-    server.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
-    };
-    server.onerror = (error) => logger.debug({ err: error, session_id: transport.sessionId }, 'mcp transport error');
-    await server.connect(transport);
-    const response = await transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo'), parsedBody: body.parsed });
-    // Refused before a session existed (bad headers, bad protocol version): nothing to keep.
-    if (transport.sessionId === undefined) await server.close();
-    return response;
+    return sessions.open(c.req.raw, body.parsed, c.get('principal')?.id, c.get('authInfo'));
   }
 
-  async function onSession(c: Context<AppEnv>, sessionId: string, body: ReadBody | undefined): Promise<Response> {
-    // Peek first: a request from anyone but the owner must not keep the session alive.
-    const session = sessions.peek(sessionId);
-    // A session belongs to the principal that created it. Another principal's request on it is
+  /** DELETE of a session this process does not hold: the id is revoked without re-creating anything. */
+  async function endUnheldSession(c: Context<AppEnv>, sessions: DurableSessions, sessionId: string): Promise<Response> {
+    const checked = await sessions.claims(sessionId, c.get('principal')?.id);
+    if ('refused' in checked) {
+      report(checked.refused);
+      return notFound(c);
+    }
+    await sessions.revoke(sessionId, checked.claims.expiresAt);
+    return c.body(null, 200);
+  }
+
+  async function onSession(c: Context<AppEnv>, sessions: DurableSessions, sessionId: string, body: ReadBody | undefined): Promise<Response> {
+    const principal = c.get('principal')?.id;
+    // Ending a session this process does not hold needs no server: revoke its id and be done.
+    if (c.req.method === 'DELETE' && !sessions.holds(sessionId)) return endUnheldSession(c, sessions, sessionId);
+    // A request from anyone but the owner must not keep the session alive, nor re-create it. A
+    // session belongs to the principal that created it. Another principal's request on it is
     // answered exactly like an unknown session (404), as if sessions were keyed by
     // `<principal>:<session id>` (MCP security best practices, session hijacking): the answer
     // confirms nothing about which ids are live, and a client that gets 404 starts a session of its
     // own, which is the right recovery. A 403 would confirm the id, and in MCP reads as
-    // insufficient_scope.
-    const foreign = session !== undefined && session.owner !== c.get('principal')?.id;
-    if (!session || foreign) {
-      if (foreign) {
-        logger.warn({ session_id: sessionId, principal: c.get('principal')?.id }, 'request on a session of another principal refused');
-        try {
-          onForeignSession?.();
-        } catch {
-          // metrics must never turn a refusal into a 500
-        }
-      }
-      return c.json(
-        jsonRpcErrorBody(SESSION_NOT_FOUND, 'Session not found: it ended, expired or never existed; send a new initialize request without Mcp-Session-Id'),
-        404,
-      );
+    // insufficient_scope. Forged, altered, expired and revoked ids get the same answer.
+    const found = await sessions.find(sessionId, principal, c.get('authInfo'));
+    if ('refused' in found) {
+      if (found.refused === 'foreign') logger.warn({ principal }, 'request on a session of another principal refused');
+      else logger.debug({ reason: found.refused }, 'session id refused');
+      report(found.refused);
+      return notFound(c);
     }
-    sessions.get(sessionId); // the owner's request: refresh the idle timer and recency
+    if (found.restored) report('restored');
+    const { session } = found;
+    sessions.touch(sessionId); // the owner's request: refresh the idle timer and recency
+    if (c.req.method === 'DELETE') {
+      const response = await session.transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo') });
+      if (response.ok && session.expiresAt !== undefined) await sessions.revoke(sessionId, session.expiresAt);
+      return response;
+    }
     if (body === undefined) return session.transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo') });
 
     // One client flooding its session with requests it does not read must not hold unbounded
@@ -280,8 +317,9 @@ export function mcpHandler({
     const legacy = sessionId !== undefined || body === undefined || !body.parsedOk || (await isLegacyRequest(c.req.raw, body.parsed));
     routed(c, legacy ? 'legacy' : 'modern');
     if (!legacy) return serveModern(c, body!);
-    if (sessionId !== undefined) return onSession(c, sessionId, body);
-    if (body !== undefined) return startSession(c, body);
+    if (durable === undefined) return serveWithoutSession(c, body, createServer, logger);
+    if (sessionId !== undefined) return onSession(c, durable, sessionId, body);
+    if (body !== undefined) return startSession(c, durable, body);
     return c.json(jsonRpcErrorBody(SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required'), 400);
   };
 }
