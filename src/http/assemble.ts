@@ -64,6 +64,9 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
       'SESSION_SECRET is not set: session ids use a random secret of this process, so sessions end with it and no other replica can serve them; set the same SESSION_SECRET on every replica',
     );
   }
+  if (config.databaseUrl !== undefined) {
+    logger.warn({}, 'DATABASE_URL is set but not used yet: session revocations stay in the memory of each process');
+  }
   const corpusApp = createApp({
     index,
     publicUrl,
