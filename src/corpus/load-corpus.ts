@@ -3,8 +3,9 @@ import { resolve } from 'node:path';
 import { CorpusError } from './corpus-error.js';
 import { compareSources as compare, type CorpusWarning, type Document, type LoadedCorpus, type SkippedFile } from './document.js';
 import { DEFAULT_EXTRACTION_LIMITS, extractDocument } from './extract/extract-document.js';
-import { listExtensions } from './formats.js';
-import { readDocument } from './read-document.js';
+import { checkExtractionPoolOptions, createExtractionPool } from './extract/extraction-pool.js';
+import { formatInfo, listExtensions } from './formats.js';
+import { type Extract, readDocument } from './read-document.js';
 import { describeError, walkCorpus, type FileCandidate } from './walk-corpus.js';
 
 export interface LoadCorpusOptions {
@@ -12,9 +13,18 @@ export interface LoadCorpusOptions {
   maxFileBytes?: number;
   /** Files read at the same time. Default 16; at least 1. Bounds open file handles and memory. */
   concurrency?: number;
+  /** Longest one HTML, PDF or DOCX file may take to extract, in milliseconds. Default 30000; at least 1. */
+  extractionTimeoutMs?: number;
+  /** Heap one extraction worker may use, in MB. Default 512; at least 16. */
+  extractionMemoryMb?: number;
+  /** Extraction worker threads. Default 2; at least 1. */
+  extractionThreads?: number;
+  /** A PDF with more pages is skipped. Default 2000; at least 1. */
+  maxPages?: number;
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+const DEFAULT_EXTRACTION = { timeoutMs: 30_000, memoryMb: 512, threads: 2 } as const;
 const DEFAULT_CONCURRENCY = 16;
 const FILES = `${listExtensions('or')} files`;
 const WHAT_TO_INDEX = `a folder of ${FILES}`;
@@ -31,13 +41,24 @@ const WHAT_TO_INDEX = `a folder of ${FILES}`;
  *   documents: the server must refuse to start rather than serve an empty index.
  */
 export async function loadCorpus(root: string, options: LoadCorpusOptions = {}): Promise<LoadedCorpus> {
-  const { maxFileBytes = DEFAULT_MAX_FILE_BYTES, concurrency = DEFAULT_CONCURRENCY } = options;
+  const {
+    maxFileBytes = DEFAULT_MAX_FILE_BYTES,
+    concurrency = DEFAULT_CONCURRENCY,
+    extractionTimeoutMs = DEFAULT_EXTRACTION.timeoutMs,
+    extractionMemoryMb = DEFAULT_EXTRACTION.memoryMb,
+    extractionThreads = DEFAULT_EXTRACTION.threads,
+    maxPages = DEFAULT_EXTRACTION_LIMITS.maxPages,
+  } = options;
   if (!Number.isSafeInteger(maxFileBytes) || maxFileBytes < 1) {
     throw new RangeError(`maxFileBytes must be a positive integer number of bytes, got ${String(maxFileBytes)}`);
   }
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`concurrency must be a positive integer, got ${String(concurrency)}`);
   }
+  if (!Number.isSafeInteger(maxPages) || maxPages < 1) throw new RangeError(`maxPages must be a positive integer, got ${String(maxPages)}`);
+  const limits = { maxPages };
+  const poolOptions = { timeoutMs: extractionTimeoutMs, memoryMb: extractionMemoryMb, threads: extractionThreads, limits };
+  checkExtractionPoolOptions(poolOptions);
 
   const absolute = resolve(root);
   const named = root === absolute ? absolute : `${absolute} (from "${root}")`;
@@ -70,15 +91,24 @@ export async function loadCorpus(root: string, options: LoadCorpusOptions = {}):
   const documents: Document[] = [];
   const warnings: CorpusWarning[] = [];
   const skipped: SkippedFile[] = [...walked.skipped];
-  await forEachConcurrently(walked.files, concurrency, async (file: FileCandidate) => {
-    const outcome = await readDocument(file, maxFileBytes, (format, input) => extractDocument(format, input, DEFAULT_EXTRACTION_LIMITS));
-    if (outcome.kind === 'skipped') {
-      skipped.push(outcome.skipped);
-      return;
-    }
-    documents.push(outcome.document);
-    if (outcome.warning) warnings.push(outcome.warning);
-  });
+  // Formats whose parsers a hostile file could stall run in worker threads with a time limit; the
+  // pool exists only while files of those formats are read.
+  const pool = walked.files.some((file) => formatInfo(file.format).isolated) ? createExtractionPool(poolOptions) : undefined;
+  const extract: Extract = (format, input) =>
+    pool !== undefined && formatInfo(format).isolated ? pool.extract(format, input) : extractDocument(format, input, limits);
+  try {
+    await forEachConcurrently(walked.files, concurrency, async (file: FileCandidate) => {
+      const outcome = await readDocument(file, maxFileBytes, extract);
+      if (outcome.kind === 'skipped') {
+        skipped.push(outcome.skipped);
+        return;
+      }
+      documents.push(outcome.document);
+      if (outcome.warning) warnings.push(outcome.warning);
+    });
+  } finally {
+    await pool?.close();
+  }
 
   documents.sort((a, b) => compare(a.source, b.source));
   skipped.sort((a, b) => compare(a.path, b.path));

@@ -3,6 +3,8 @@
 // server's disk: `corpus:///<source>`, each path segment percent-encoded, e.g.
 // `corpus:///guides/getting%20started.md`.
 import type { ListResourcesResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { DocumentFormat } from '../corpus/document.js';
+import { formatInfo } from '../corpus/formats.js';
 import type { ServedCorpus } from './index-holder.js';
 import { McpRequestError } from './mcp-request-error.js';
 import { decodeCursor, encodeCursor } from './tools/page-cursor.js';
@@ -24,20 +26,9 @@ export function sourceOfUri(uri: string): string | undefined {
   }
 }
 
-const MIME_TYPES: Record<string, string> = {
-  md: 'text/markdown',
-  markdown: 'text/markdown',
-  mdx: 'text/markdown',
-  html: 'text/html',
-  htm: 'text/html',
-  json: 'application/json',
-  csv: 'text/csv',
-};
-
-export function mimeTypeOf(source: string): string {
-  const dot = source.lastIndexOf('.');
-  const extension = dot > source.lastIndexOf('/') ? source.slice(dot + 1).toLowerCase() : '';
-  return MIME_TYPES[extension] ?? 'text/plain';
+/** The MIME type of the text served for a document: HTML, PDF and DOCX are served as their extracted text. */
+export function mimeTypeOf(format: DocumentFormat): string {
+  return formatInfo(format).servedAs;
 }
 
 export function listResources({ index }: ServedCorpus, cursor: string | undefined, pageSize = RESOURCES_PAGE_SIZE): ListResourcesResult {
@@ -57,7 +48,7 @@ export function listResources({ index }: ServedCorpus, cursor: string | undefine
       uri: resourceUri(d.source),
       name: d.source,
       title: d.title,
-      mimeType: mimeTypeOf(d.source),
+      mimeType: mimeTypeOf(d.format),
       size: d.bytes,
     })),
     ...(next < all.length ? { nextCursor: encodeCursor(next) } : {}),
@@ -70,5 +61,5 @@ export function readResource({ index }: ServedCorpus, uri: string): ReadResource
   if (!document) {
     throw new McpRequestError('resource_not_found', `Resource not found: "${uri.slice(0, 200)}"; use a uri from resources/list (corpus:///<source>)`, { uri });
   }
-  return { contents: [{ uri: resourceUri(document.source), mimeType: mimeTypeOf(document.source), text: document.text }] };
+  return { contents: [{ uri: resourceUri(document.source), mimeType: mimeTypeOf(document.format), text: document.text }] };
 }

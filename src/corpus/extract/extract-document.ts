@@ -3,6 +3,7 @@
 // builder's worker.
 import type { DocumentFormat } from '../document.js';
 import { type Extracted, ExtractionError } from './extracted.js';
+import { extractHtml } from './html.js';
 import { extractMarkdown } from './markdown.js';
 import { extractRestructuredText } from './restructuredtext.js';
 import { extractText } from './text.js';
@@ -27,6 +28,8 @@ export async function extractDocument(format: DocumentFormat, input: string | Ui
       return extractRestructuredText(asText(input));
     case 'text':
       return extractText(asText(input));
+    case 'html':
+      return extractHtml(asText(input));
     default:
       throw new ExtractionError(`no extractor for ${format} files`);
   }

@@ -1,0 +1,89 @@
+// Extraction with a time and memory limit: a hostile PDF, DOCX or HTML file can drive its parser
+// into runaway work that no code inside the parser would stop, so it runs in a worker thread that is
+// terminated when the limit passes. piscina owns the threads; aborting a running task ends its worker.
+import { Piscina } from 'piscina';
+import type { DocumentFormat } from '../document.js';
+import type { ExtractionLimits } from './extract-document.js';
+import { type Extracted, ExtractionError } from './extracted.js';
+import type { ExtractionResult, ExtractionTask } from './extract-worker.js';
+
+export interface ExtractionPoolOptions {
+  /** Wall time one file may take to extract, in milliseconds, counted from when a thread takes it. At least 1. */
+  timeoutMs: number;
+  /** Heap (old generation) one worker may use, in MB. At least 16. */
+  memoryMb: number;
+  /** Worker threads. At least 1. */
+  threads: number;
+  limits: ExtractionLimits;
+}
+
+export interface ExtractionPool {
+  /** Extracts one file; throws `ExtractionError` with a reason a client may read. */
+  extract(format: DocumentFormat, input: string | Uint8Array): Promise<Extracted>;
+  close(): Promise<void>;
+}
+
+// From source (tests, tsx) the worker is a .ts module and needs tsx's loader; built, it is plain .js.
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const WORKER = new URL(FROM_SOURCE ? './extract-worker.ts' : './extract-worker.js', import.meta.url);
+
+/** Throws a RangeError naming the first option out of range. */
+export function checkExtractionPoolOptions({ timeoutMs, memoryMb, threads }: ExtractionPoolOptions): void {
+  for (const [name, value, min] of [['timeoutMs', timeoutMs, 1], ['memoryMb', memoryMb, 16], ['threads', threads, 1]] as const) {
+    if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be an integer of at least ${min}, got ${String(value)}`);
+  }
+}
+
+export function createExtractionPool(options: ExtractionPoolOptions): ExtractionPool {
+  checkExtractionPoolOptions(options);
+  const { timeoutMs, memoryMb, threads, limits } = options;
+  const pool = new Piscina<ExtractionTask, ExtractionResult>({
+    filename: WORKER.href,
+    name: 'extractInWorker',
+    minThreads: 0,
+    maxThreads: threads,
+    idleTimeout: 1000,
+    resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.min(64, memoryMb / 4) },
+    ...(FROM_SOURCE ? { execArgv: ['--import', 'tsx'] } : {}),
+  });
+  // Tasks wait here rather than in piscina's queue, so a file's time limit starts when it runs.
+  const waiting: Array<() => void> = [];
+  let running = 0;
+  const acquire = async (): Promise<void> => {
+    if (running < threads) {
+      running += 1;
+      return;
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  const release = (): void => {
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  };
+
+  return {
+    async extract(format, input) {
+      await acquire();
+      try {
+        const result = await pool.run({ format, input, limits }, { signal: AbortSignal.timeout(timeoutMs) });
+        if ('skipped' in result) throw new ExtractionError(result.skipped);
+        return result.extracted;
+      } catch (error) {
+        if (error instanceof ExtractionError) throw error;
+        throw new ExtractionError(describeFailure(error, format, timeoutMs, memoryMb));
+      } finally {
+        release();
+      }
+    },
+    close: () => pool.close({ force: true }),
+  };
+}
+
+function describeFailure(error: unknown, format: DocumentFormat, timeoutMs: number, memoryMb: number): string {
+  const { name, code, message } = (error ?? {}) as { name?: string; code?: string; message?: string };
+  if (name === 'AbortError' || name === 'TimeoutError') return `extraction took longer than the ${timeoutMs / 1000} s limit`;
+  if (code === 'ERR_WORKER_OUT_OF_MEMORY') return `extraction needed more than the ${memoryMb} MB memory limit`;
+  const detail = (message ?? String(error)).split('\n', 1)[0]?.slice(0, 200) ?? '';
+  return `could not be read as ${format.toUpperCase()} (${detail})`;
+}

@@ -1,0 +1,135 @@
+// End-to-end over the real server and SDK client: every format's documents are searchable, cite
+// offsets that round-trip between get_chunk and get_document, and hostile files are skipped with a
+// reason while the rest is served.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { connectClient, startTestServer } from './support/test-server.js';
+import type { TestServer } from './support/test-server.js';
+
+interface Hit {
+  chunk_id: string;
+  source: string;
+  heading: string;
+  start: number;
+  end: number;
+  page?: number;
+}
+
+const words = (n: number, prefix: string): string => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
+const LF_MARKDOWN = `# Field guide\n\nOwls hunt at night.\n\n${words(200, 'owl')}\n\nWading birds\n------------\n\nHerons stand still in shallow water.\n\n## Egrets\n\n${words(220, 'egret')}\n`;
+
+const HTML = `<!doctype html>
+<html><head><title>Harbour handbook</title><style>.secretstyleword { color: red }</style>
+<script>const secretscriptword = 1;</script></head>
+<body>
+<header>Bannerword site header</header>
+<nav><a href="/">Navlinkword home</a></nav>
+<main>
+<h1>Harbour handbook</h1>
+<p>Moor the <a href="/boats">rowing boats</a> at the north quay &amp; log each mooring.</p>
+<h2>Tides</h2>
+<p>Check the tide table before launching the pilot cutter.</p>
+<div style="display:none">hiddenstyleword</div>
+</main>
+<footer>Footerword copyright</footer>
+</body></html>`;
+
+async function ok<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+  return result.structuredContent as T;
+}
+
+describe('documents beyond Markdown, end to end', () => {
+  let server: TestServer;
+  let client: Client;
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      files: {
+        'guide-lf.md': LF_MARKDOWN,
+        'guide-crlf.md': LF_MARKDOWN.replaceAll('\n', '\r\n'),
+        'harbour.html': HTML,
+        'hostile/deep.html': `${'<div>'.repeat(100_000)}deepword${'</div>'.repeat(100_000)}`,
+      },
+    });
+    ({ client } = await connectClient(server.mcpUrl));
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  const search = async (query: string, path_prefix?: string): Promise<Hit[]> =>
+    (await ok<{ results: Hit[] }>(client, 'search_documents', { query, top_k: 10, ...(path_prefix ? { path_prefix } : {}) })).results;
+
+  /** Every chunk of a document, following next_chunk_id from #0. */
+  const chunksOf = async (source: string): Promise<Array<{ heading: string; text: string; start: number; end: number }>> => {
+    const chunks = [];
+    for (let id: string | null = `${source}#0`; id !== null; ) {
+      const chunk: { heading: string; text: string; start: number; end: number; next_chunk_id: string | null } = await ok(client, 'get_chunk', { chunk_id: id });
+      chunks.push(chunk);
+      id = chunk.next_chunk_id;
+    }
+    return chunks;
+  };
+
+  describe('HTML', () => {
+    it('is listed with the <title> as its title', async () => {
+      const list = await ok<{ documents: Array<{ source: string; title: string }> }>(client, 'list_documents', {});
+      expect(list.documents).toContainEqual(expect.objectContaining({ source: 'harbour.html', title: 'Harbour handbook' }));
+    });
+
+    it('finds the main text under its heading path, with link text and decoded entities', async () => {
+      const [hit] = await search('pilot cutter tide table');
+      expect(hit).toMatchObject({ source: 'harbour.html', heading: 'Harbour handbook › Tides' });
+      const [boats] = await search('rowing boats north quay');
+      expect(boats?.source).toBe('harbour.html');
+      const chunk = await ok<{ text: string }>(client, 'get_chunk', { chunk_id: boats!.chunk_id });
+      expect(chunk.text).toContain('Moor the rowing boats at the north quay & log each mooring.');
+    });
+
+    it.each(['secretscriptword', 'secretstyleword', 'navlinkword', 'bannerword', 'footerword', 'hiddenstyleword'])(
+      'does not make text inside script, style, nav, header, footer or hidden elements searchable (%s)',
+      async (word) => {
+        expect(await search(word)).toEqual([]);
+      },
+    );
+
+    it('serves the extracted text, not the markup, as the resource', async () => {
+      const read = await client.readResource({ uri: 'corpus:///harbour.html' });
+      const [content] = read.contents as Array<{ mimeType: string; text: string }>;
+      expect(content?.mimeType).toBe('text/plain');
+      expect(content?.text).not.toContain('<');
+      expect(content?.text).toContain('Check the tide table');
+    });
+  });
+
+  describe('offsets', () => {
+    it.each(['harbour.html', 'guide-lf.md', 'guide-crlf.md'])('round-trip between get_chunk and get_document (%s)', async (source) => {
+      for (const chunk of await chunksOf(source)) {
+        const page = await ok<{ text: string }>(client, 'get_document', { source, offset: chunk.start, max_chars: chunk.end - chunk.start });
+        expect(page.text).toBe(chunk.text);
+      }
+    });
+  });
+
+  describe('line endings', () => {
+    it('gives a CRLF Markdown file the same headings and chunks as its LF twin', async () => {
+      const lf = await chunksOf('guide-lf.md');
+      const crlf = await chunksOf('guide-crlf.md');
+      expect(lf.length).toBeGreaterThan(3);
+      expect(crlf.map((c) => [c.heading, c.text.replaceAll('\r\n', '\n')])).toEqual(lf.map((c) => [c.heading, c.text]));
+      expect(new Set(lf.map((c) => c.heading))).toEqual(new Set(['Field guide', 'Field guide › Wading birds', 'Field guide › Egrets']));
+    });
+  });
+
+  describe('hostile files', () => {
+    it('skips each with its reason in list_documents while serving the rest', async () => {
+      const list = await ok<{ skipped: Array<{ path: string; reason: string }> }>(client, 'list_documents', {});
+      expect(list.skipped).toContainEqual({ path: 'hostile/deep.html', reason: 'elements nested more than 2000 levels deep (a broken or hostile page)' });
+      expect(await search('deepword')).toEqual([]);
+    });
+  });
+});
