@@ -1,0 +1,42 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ExtractionPool, createExtractionPool } from './extraction-pool.js';
+
+const limits = { maxPages: 100 };
+const bigPage = `<html><body>${'<p>word after word after word</p>'.repeat(200_000)}</body></html>`;
+
+describe('createExtractionPool', () => {
+  let pool: ExtractionPool | undefined;
+  afterEach(async () => {
+    await pool?.close();
+    pool = undefined;
+  });
+
+  describe('extract', () => {
+    it('returns what the extractor returns, from a worker thread', async () => {
+      pool = createExtractionPool({ timeoutMs: 30_000, memoryMb: 256, threads: 1, limits });
+      const extracted = await pool.extract('html', '<title>T</title><h1>Head</h1><p>Body</p>');
+      expect(extracted).toMatchObject({ title: 'T', text: 'Head\n\nBody', sections: [{ level: 1, title: 'Head' }] });
+    });
+
+    it('stops an extraction that runs past the time limit and says so, then serves the next file', async () => {
+      pool = createExtractionPool({ timeoutMs: 5, memoryMb: 256, threads: 1, limits });
+      await expect(pool.extract('html', bigPage)).rejects.toThrow('extraction took longer than the 0.005 s limit');
+      await pool.close();
+      pool = createExtractionPool({ timeoutMs: 30_000, memoryMb: 256, threads: 1, limits });
+      await expect(pool.extract('html', '<p>next</p>')).resolves.toMatchObject({ text: 'next' });
+    });
+
+    it('passes an extractor’s refusal on as its reason', async () => {
+      pool = createExtractionPool({ timeoutMs: 30_000, memoryMb: 256, threads: 1, limits });
+      await expect(pool.extract('html', '<div>'.repeat(5000))).rejects.toThrow('nested more than 2000 levels deep');
+    });
+  });
+
+  it.each([
+    ['timeoutMs', { timeoutMs: 0 }],
+    ['memoryMb', { memoryMb: 8 }],
+    ['threads', { threads: 1.5 }],
+  ])('rejects a bad %s with a RangeError naming it', (name, bad) => {
+    expect(() => createExtractionPool({ timeoutMs: 1000, memoryMb: 256, threads: 1, limits, ...bad })).toThrow(new RegExp(`^${name} must be`));
+  });
+});
