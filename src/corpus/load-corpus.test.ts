@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CorpusError } from './corpus-error.js';
+import { listExtensions } from './formats.js';
 import { loadCorpus } from './load-corpus.js';
 
 let base: string;
@@ -60,12 +61,12 @@ describe('loadCorpus', () => {
     });
 
     it('records files of other types with their extension, and files without one', async () => {
-      await files({ 'doc.md': 'x', 'manual.pdf': 'x', 'sub/pic.PNG': 'x', LICENSE: 'x' });
+      await files({ 'doc.md': 'x', 'manual.odt': 'x', 'sub/pic.PNG': 'x', LICENSE: 'x' });
       const corpus = await loadCorpus(root);
       expect(corpus.skipped).toEqual([
-        { path: 'LICENSE', reason: 'no file extension (indexed: .md, .markdown, .txt and .rst)' },
-        { path: 'manual.pdf', reason: 'unsupported file type .pdf (indexed: .md, .markdown, .txt and .rst)' },
-        { path: 'sub/pic.PNG', reason: 'unsupported file type .PNG (indexed: .md, .markdown, .txt and .rst)' },
+        { path: 'LICENSE', reason: `no file extension (indexed: ${listExtensions('and')})` },
+        { path: 'manual.odt', reason: `unsupported file type .odt (indexed: ${listExtensions('and')})` },
+        { path: 'sub/pic.PNG', reason: `unsupported file type .PNG (indexed: ${listExtensions('and')})` },
       ]);
     });
 
@@ -284,7 +285,7 @@ describe('loadCorpus', () => {
       expect(error).toBeInstanceOf(CorpusError);
       expect(error).toMatchObject({ code: 'not_found', path: missing });
       expect((error as Error).message).toBe(
-        `CORPUS_DIR ${missing} does not exist: set CORPUS_DIR to a folder of .md, .markdown, .txt or .rst files`,
+        `CORPUS_DIR ${missing} does not exist: set CORPUS_DIR to a folder of ${listExtensions('or')} files`,
       );
     });
 
@@ -310,15 +311,15 @@ describe('loadCorpus', () => {
       await expect(loadCorpus(root)).rejects.toMatchObject({
         code: 'no_documents',
         path: root,
-        message: `CORPUS_DIR ${root} is empty: add .md, .markdown, .txt or .rst files to it, or set CORPUS_DIR to another folder`,
+        message: `CORPUS_DIR ${root} is empty: add ${listExtensions('or')} files to it, or set CORPUS_DIR to another folder`,
       });
     });
 
     it('rejects a folder whose files are all skipped, summarising why', async () => {
-      await files({ 'a.pdf': 'x', 'b.pdf': 'x', 'c.md': '', '.git/HEAD': 'x' });
+      await files({ 'a.odt': 'x', 'b.odt': 'x', 'c.md': '', '.git/HEAD': 'x' });
       const error = (await loadCorpus(root).catch((e: unknown) => e)) as CorpusError;
       expect(error.code).toBe('no_documents');
-      expect(error.message).toContain('contains no documents to index (4 skipped: 2 × unsupported file type .pdf');
+      expect(error.message).toContain('contains no documents to index (4 skipped: 2 × unsupported file type .odt');
       expect(error.message).toContain('1 × empty file');
       expect(error.message).toContain('1 × hidden folder');
     });

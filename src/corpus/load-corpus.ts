@@ -130,7 +130,7 @@ export async function loadCorpus(root: string, options: LoadCorpusOptions = {}):
   }
 }
 
-/** "3 skipped: 2 × unsupported file type .pdf …, 1 × hidden folder", most frequent reasons first. */
+/** "3 skipped: 2 × unsupported file type .odt …, 1 × hidden folder", most frequent reasons first. */
 function summarise(skipped: readonly SkippedFile[]): string {
   const counts = new Map<string, number>();
   for (const { reason } of skipped) counts.set(reason, (counts.get(reason) ?? 0) + 1);
