@@ -1,0 +1,93 @@
+// The real process (src/main.ts) spawned over the sample corpus, for tests of signals, restarts and
+// several replicas. Its JSON log lines are collected as they come; it is ready once it says so.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SAMPLE_FILES, writeCorpusFiles } from './sample-corpus.js';
+import { eventually } from './test-server.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+
+export interface SpawnedServer {
+  child: ChildProcess;
+  port: number;
+  base: string;
+  /** Every JSON log line written so far. */
+  lines: Array<Record<string, unknown>>;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+
+/** Kills whatever is still running and removes the corpora; call from afterEach/afterAll. */
+export async function cleanUpSpawnedServers(): Promise<void> {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+}
+
+/** Starts `src/main.ts` with PORT=0 over a fresh copy of the sample corpus (or `corpusDir`); resolves once the index is built. */
+export async function spawnServer(env: Record<string, string> = {}, options: { corpusDir?: string } = {}): Promise<SpawnedServer> {
+  let corpusDir = options.corpusDir;
+  if (corpusDir === undefined) {
+    corpusDir = await mkdtemp(join(tmpdir(), 'corpus-mcp-spawned-'));
+    dirs.push(corpusDir);
+    await writeCorpusFiles(corpusDir, SAMPLE_FILES);
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { PATH: process.env.PATH, PORT: '0', CORPUS_DIR: corpusDir, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const lines: Array<Record<string, unknown>> = [];
+  let buffered = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    const complete = buffered.split('\n');
+    buffered = complete.pop()!;
+    for (const line of complete) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
+  });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  await Promise.race([
+    eventually(async () => lines.some((l) => l.msg === 'index built; ready'), 25_000),
+    exit.then(({ code }) => {
+      throw new Error(`server exited with ${code} before it was ready: ${stderr}`);
+    }),
+  ]);
+  const port = lines.find((l) => l.msg === 'listening')!.port as number;
+  return { child, port, base: `http://127.0.0.1:${port}`, lines, exit };
+}
+
+/** A POST whose body is sent in two parts, so the request is in flight for as long as the test wants. */
+export function slowPost(port: number, headers: Record<string, string>, body: string) {
+  let response: (res: IncomingMessage) => void;
+  const answered = new Promise<IncomingMessage>((resolve) => (response = resolve));
+  let failed: (error: Error) => void;
+  const cutOff = new Promise<never>((_, reject) => (failed = reject));
+  cutOff.catch(() => {});
+  const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) =>
+    response(res),
+  );
+  req.on('error', (error) => failed(error));
+  const cut = Math.floor(body.length / 2);
+  const sent = new Promise<void>((resolve) => req.write(body.slice(0, cut), () => resolve()));
+  return {
+    sent,
+    finish: () => req.end(body.slice(cut)),
+    cutOff,
+    answered: answered.then(async (res) => {
+      let text = '';
+      for await (const chunk of res) text += String(chunk);
+      return { status: res.statusCode, contentType: res.headers['content-type'] ?? '', text };
+    }),
+  };
+}
