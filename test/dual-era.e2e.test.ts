@@ -96,6 +96,15 @@ describe('dual-era /mcp', () => {
       expect(answer.message?.error?.message).toMatch(/Resource not found: "corpus:\/\/\/nope\.md"/);
       await expect(legacy.readResource({ uri: 'corpus:///nope.md' })).rejects.toMatchObject({ code: -32002 });
     });
+
+    it('does not reflect a URI of another scheme back in either era', async () => {
+      const answer = await modernRequest(server.mcpUrl, { method: 'resources/read', params: { uri: 'file:///etc/passwd' } });
+      expect(answer.message?.error?.code).toBe(-32602);
+      expect(answer.text).not.toContain('file:');
+      const legacyError = await legacy.readResource({ uri: 'file:///etc/passwd' }).catch((e: unknown) => e as { code: number; message: string; data?: unknown });
+      expect(legacyError).toMatchObject({ code: -32002, message: expect.stringMatching(/not a corpus:\/\/\/ URI/) });
+      expect(JSON.stringify(legacyError)).not.toContain('file:');
+    });
   });
 
   describe('a client pinned to 2026-07-28', () => {

@@ -33,8 +33,9 @@ export const MODERN_LIST_TTL_MS = 300_000;
 const CAPABILITIES = { tools: {}, resources: {} } as const;
 
 /** JSON-RPC codes of the 2026-07-28 revision (resource not found is -32602 there). */
-const MODERN_CODES: Record<Exclude<McpRequestErrorCode, 'resource_not_found'>, ProtocolErrorCode> = {
+const MODERN_CODES: Record<McpRequestErrorCode, ProtocolErrorCode> = {
   unknown_tool: ProtocolErrorCode.InvalidParams,
+  resource_not_found: ProtocolErrorCode.InvalidParams,
   invalid_cursor: ProtocolErrorCode.InvalidParams,
   index_not_ready: ProtocolErrorCode.InternalError,
   index_unavailable: ProtocolErrorCode.InternalError,
@@ -46,7 +47,7 @@ async function modernErrors<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (!(error instanceof McpRequestError)) throw error;
-    if (error.code === 'resource_not_found') throw new ResourceNotFoundError(String(error.data?.uri ?? ''), error.message);
+    if (error.code === 'resource_not_found' && typeof error.data?.uri === 'string') throw new ResourceNotFoundError(error.data.uri, error.message);
     throw new ProtocolError(MODERN_CODES[error.code], error.message, error.data);
   }
 }
