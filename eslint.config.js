@@ -116,6 +116,20 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/semantic/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        hono,
+        folder('mcp', 'semantic/ knows nothing of MCP: the tools call it.'),
+        folder('http', 'semantic/ knows nothing of the HTTP server.'),
+        folder('auth', 'semantic/ knows nothing of auth.'),
+        { ...folder('corpus', 'semantic/ works on the index, not on files.'), allowTypeImports: true },
+        { group: ['@modelcontextprotocol/*'], message: 'semantic/ knows nothing of MCP.' },
+      ),
+    },
+  },
+  {
     files: ['src/auth/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict(

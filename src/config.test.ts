@@ -53,6 +53,51 @@ describe('config', () => {
       );
     });
 
+    it('leaves semantic search off without EMBEDDINGS_URL and RERANK_URL', () => {
+      expect(loadConfig({}).semantic).toEqual({ embeddings: undefined, rerank: undefined });
+    });
+
+    it('reads the embeddings and rerank endpoints', () => {
+      const { semantic } = loadConfig({
+        EMBEDDINGS_URL: 'http://127.0.0.1:11434/v1',
+        EMBEDDINGS_MODEL: 'nomic-embed-text',
+        EMBEDDINGS_API_KEY: 'secret-embed',
+        EMBEDDINGS_DIMENSIONS: '256',
+        RERANK_URL: 'https://api.example.com/v2',
+        RERANK_API_KEY: 'secret-rerank',
+      });
+      expect(semantic).toEqual({
+        embeddings: { url: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text', apiKey: 'secret-embed', dimensions: 256 },
+        rerank: { url: 'https://api.example.com/v2', model: undefined, apiKey: 'secret-rerank' },
+      });
+    });
+
+    it('lists every embeddings and rerank problem in one error, and never quotes an API key', () => {
+      let error: ConfigError | undefined;
+      try {
+        loadConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:1/v1', EMBEDDINGS_DIMENSIONS: '0', RERANK_MODEL: 'r', RERANK_API_KEY: 'secret-rerank-key' });
+      } catch (e) {
+        error = e as ConfigError;
+      }
+      expect(error?.problems).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^EMBEDDINGS_DIMENSIONS="0": must be at least 1/),
+        ]),
+      );
+      try {
+        loadConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:1/v1', RERANK_MODEL: 'r', RERANK_API_KEY: 'secret-rerank-key', EMBEDDINGS_API_KEY: 'x' });
+      } catch (e) {
+        error = e as ConfigError;
+      }
+      expect(error?.problems).toEqual([
+        expect.stringMatching(/^EMBEDDINGS_MODEL="": is required with EMBEDDINGS_URL/),
+        expect.stringMatching(/^RERANK_MODEL="r": has no effect without RERANK_URL/),
+        'RERANK_API_KEY (value hidden): has no effect without RERANK_URL',
+      ]);
+      expect(error?.message).not.toContain('secret-rerank-key');
+      expect(() => loadConfig({ EMBEDDINGS_API_KEY: 'secret-embed-key' })).toThrow(/^(?![\s\S]*secret-embed-key)[\s\S]*EMBEDDINGS_API_KEY \(value hidden\): has no effect without EMBEDDINGS_URL/);
+    });
+
     it('refuses a chunk overlap above half the chunk length', () => {
       expect(() => loadConfig({ CHUNK_WORDS: '100', CHUNK_OVERLAP_WORDS: '60' })).toThrow(/CHUNK_OVERLAP_WORDS="60": must be at most half of CHUNK_WORDS \(100\)/);
       expect(() => loadConfig({ CHUNK_OVERLAP_WORDS: '100' })).toThrow(/half of CHUNK_WORDS \(180\)/);

@@ -70,6 +70,8 @@ export interface Config {
    * Default none: the embedded store, for one machine.
    */
   databaseUrl: string | undefined;
+  /** Optional embeddings and rerank endpoints. See SemanticConfig. */
+  semantic: SemanticConfig;
 }
 
 /** Legacy-era (2025) MCP sessions. */
@@ -88,6 +90,26 @@ export interface SessionConfig {
   secret: string | undefined;
   /** SESSION_MAX_AGE: a session's whole life in seconds from its initialize, 60–2592000 (30 days). Default 86400 (24 h). */
   maxAgeSeconds: number;
+}
+
+/**
+ * Meaning-based search. With neither endpoint set (the default) the server searches by keywords only
+ * and nothing here has any effect.
+ */
+export interface SemanticConfig {
+  /**
+   * EMBEDDINGS_URL (an OpenAI-compatible base URL; the server calls `POST <url>/embeddings`),
+   * EMBEDDINGS_MODEL (required with the URL), EMBEDDINGS_API_KEY (sent as a bearer token; never
+   * logged), EMBEDDINGS_DIMENSIONS (1–8192, for models that can shorten their vectors; default the
+   * model's own).
+   */
+  embeddings: { url: string; model: string; apiKey: string | undefined; dimensions: number | undefined } | undefined;
+  /**
+   * RERANK_URL (a Cohere-compatible base URL; the server calls `POST <url>/rerank`), RERANK_MODEL
+   * (optional: Text Embeddings Inference serves one model), RERANK_API_KEY (never logged). Without
+   * it, rerank_results reorders by BM25F (and embeddings when configured).
+   */
+  rerank: { url: string; model: string | undefined; apiKey: string | undefined } | undefined;
 }
 
 /**
@@ -214,7 +236,35 @@ const envSchema = z.object({
     z.enum(['on', 'off'], { error: 'must be on or off' }).optional(),
   ),
   SESSION_MAX_AGE: integer(60, 30 * 24 * 3600),
+  EMBEDDINGS_URL: url,
+  EMBEDDINGS_MODEL: text,
+  EMBEDDINGS_DIMENSIONS: integer(1, 8192),
+  RERANK_URL: url,
+  RERANK_MODEL: text,
 });
+
+/**
+ * The embeddings and rerank settings that only make sense together; API keys are secrets, read from
+ * the raw environment and never quoted in a message.
+ */
+function semanticProblems(env: Readonly<Record<string, string | undefined>>, e: z.output<typeof envSchema>): string[] {
+  const problems: string[] = [];
+  const set = (name: string) => (env[name] ?? '').trim() !== '';
+  if (e.EMBEDDINGS_URL !== undefined && e.EMBEDDINGS_MODEL === undefined) {
+    problems.push(`EMBEDDINGS_MODEL="": is required with EMBEDDINGS_URL; set the model name the endpoint serves, e.g. text-embedding-3-small`);
+  }
+  if (e.EMBEDDINGS_URL === undefined) {
+    for (const name of ['EMBEDDINGS_MODEL', 'EMBEDDINGS_DIMENSIONS'] as const) {
+      if (set(name)) problems.push(`${name}=${JSON.stringify(env[name])}: has no effect without EMBEDDINGS_URL; set EMBEDDINGS_URL to an OpenAI-compatible base URL`);
+    }
+    if (set('EMBEDDINGS_API_KEY')) problems.push('EMBEDDINGS_API_KEY (value hidden): has no effect without EMBEDDINGS_URL');
+  }
+  if (e.RERANK_URL === undefined) {
+    if (set('RERANK_MODEL')) problems.push(`RERANK_MODEL=${JSON.stringify(env.RERANK_MODEL)}: has no effect without RERANK_URL; set RERANK_URL to a Cohere-compatible base URL`);
+    if (set('RERANK_API_KEY')) problems.push('RERANK_API_KEY (value hidden): has no effect without RERANK_URL');
+  }
+  return problems;
+}
 
 // Validated apart from envSchema so that its problems are listed even when other variables are bad.
 // AUTH_TOKENS and METRICS_TOKEN are secrets: they are checked by hand so no message ever quotes them.
@@ -347,7 +397,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     throw new ConfigError([...problems, ...authProblems, ...secretProblems(env)]);
   }
   const e = parsed.data;
-  const problems: string[] = [...authProblems, ...secretProblems(env)];
+  const problems: string[] = [...authProblems, ...secretProblems(env), ...semanticProblems(env, e)];
   const chunkWords = e.CHUNK_WORDS ?? DEFAULT_CHUNK_WORDS;
   if (e.CHUNK_OVERLAP_WORDS !== undefined && e.CHUNK_OVERLAP_WORDS * 2 > chunkWords) {
     problems.push(
@@ -421,6 +471,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       maxAgeSeconds: e.SESSION_MAX_AGE ?? 86_400,
     },
     databaseUrl: env.DATABASE_URL?.trim() || undefined,
+    semantic: {
+      embeddings:
+        e.EMBEDDINGS_URL === undefined
+          ? undefined
+          : { url: e.EMBEDDINGS_URL, model: e.EMBEDDINGS_MODEL ?? '', apiKey: env.EMBEDDINGS_API_KEY?.trim() || undefined, dimensions: e.EMBEDDINGS_DIMENSIONS },
+      rerank: e.RERANK_URL === undefined ? undefined : { url: e.RERANK_URL, model: e.RERANK_MODEL, apiKey: env.RERANK_API_KEY?.trim() || undefined },
+    },
     auth: {
       ...auth,
       resource,

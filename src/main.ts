@@ -79,7 +79,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const { corpusApp, authentication, attach, ops } = assembled;
+  const { corpusApp, authentication, attach, ops, semantic } = assembled;
   logger.info(
     {
       auth_required: authentication.required,
@@ -101,6 +101,8 @@ async function main(): Promise<void> {
         const index = SearchIndex.build(corpus.documents, searchOptionsOf(config));
         holder.set({ index, skipped: corpus.skipped });
         logger.info({ ...index.stats }, 'index built; ready');
+        // In the background: keyword search answers meanwhile, and a failing endpoint is retried.
+        void semantic.serve(index);
       } catch (error) {
         holder.fail(error instanceof Error ? error : new Error(String(error)));
         console.error(`corpus-mcp: building the index failed: ${error instanceof Error ? error.message : String(error)}`);

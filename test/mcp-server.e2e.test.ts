@@ -55,9 +55,9 @@ describe('corpus-mcp over Streamable HTTP', () => {
   });
 
   describe('tools/list', () => {
-    it('lists the four read-only tools with input and output schemas', async () => {
+    it('lists the five read-only tools with input and output schemas', async () => {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(['search_documents', 'get_chunk', 'get_document', 'list_documents']);
+      expect(tools.map((t) => t.name)).toEqual(['search_documents', 'get_chunk', 'get_document', 'list_documents', 'rerank_results']);
       for (const tool of tools) {
         expect(tool.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
         expect(tool.inputSchema.type).toBe('object');
@@ -67,6 +67,9 @@ describe('corpus-mcp over Streamable HTTP', () => {
       const search = tools.find((t) => t.name === 'search_documents')!;
       expect(search.inputSchema.required).toEqual(['query']);
       expect(search.inputSchema.properties?.top_k).toMatchObject({ minimum: 1, maximum: 50, default: 5 });
+      // Without an embeddings endpoint the default mode is keyword, and the description says matching is by words.
+      expect(search.inputSchema.properties?.mode).toMatchObject({ default: 'keyword' });
+      expect(search.description).toMatch(/Matching is by words/);
     });
   });
 
@@ -116,7 +119,7 @@ describe('corpus-mcp over Streamable HTTP', () => {
       [{ query: 'tomato', top_k: 0 }, /top_k=0: must be at least 1/],
       [{ query: 'tomato', top_k: 2.5 }, /top_k=2.5: must be a whole number/],
       [{ query: 'tomato', top_k: '5' }, /top_k="5": must be a whole number/],
-      [{ query: 'tomato', topk: 5 }, /unknown argument "topk" \(accepted: query, top_k, path_prefix\)/],
+      [{ query: 'tomato', topk: 5 }, /unknown argument "topk" \(accepted: query, top_k, path_prefix, mode\)/],
     ])('refuses %j with a tool error naming the argument', async (args, message) => {
       const text = await toolError(client, 'search_documents', args);
       expect(text).toMatch(message);

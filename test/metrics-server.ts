@@ -17,6 +17,8 @@ import type { Operations } from '../src/http/operations.js';
 import { createLogger } from '../src/logger.js';
 import { IndexHolder } from '../src/mcp/index-holder.js';
 import { SearchIndex } from '../src/search/search-index.js';
+import type { SemanticTuning } from '../src/semantic/semantic-from-config.js';
+import type { SemanticService } from '../src/semantic/semantic-service.js';
 import { parseExposition } from './metrics-exposition.js';
 import type { Sample } from './metrics-exposition.js';
 import { writeCorpusFiles } from './support/sample-corpus.js';
@@ -29,6 +31,11 @@ export interface OpsServerOptions {
   logQueries?: boolean;
   maxSessions?: number;
   sessionIdleTtlMs?: number;
+  /** Further environment for loadConfig, e.g. EMBEDDINGS_URL. */
+  env?: Record<string, string>;
+  /** Corpus files, path → content. Default the sample corpus. */
+  files?: Record<string, string>;
+  semanticTuning?: SemanticTuning;
 }
 
 export interface OpsServer {
@@ -36,6 +43,9 @@ export interface OpsServer {
   mcpUrl: URL;
   ops: Operations;
   app: CorpusApp;
+  semantic: SemanticService;
+  /** The served index. */
+  index: SearchIndex;
   /** Every log line written so far, parsed (a line that is not JSON throws). */
   lines(): Array<Record<string, unknown>>;
   /** Everything written to the log, verbatim. */
@@ -48,9 +58,9 @@ export interface OpsServer {
 }
 
 export async function startOpsServer(options: OpsServerOptions = {}): Promise<OpsServer> {
-  const { tokens, metricsToken, logQueries = false, maxSessions, sessionIdleTtlMs } = options;
+  const { tokens, metricsToken, logQueries = false, maxSessions, sessionIdleTtlMs, env = {}, files, semanticTuning } = options;
   const workDir = await mkdtemp(join(tmpdir(), 'corpus-mcp-ops-'));
-  await writeCorpusFiles(workDir);
+  await writeCorpusFiles(workDir, files);
   const corpus = await loadCorpus(workDir);
   const holder = new IndexHolder();
 
@@ -68,12 +78,14 @@ export async function startOpsServer(options: OpsServerOptions = {}): Promise<Op
     LOG_QUERIES: String(logQueries),
     ...(tokens === undefined ? {} : { AUTH_TOKENS: tokens.join(',') }),
     ...(metricsToken === undefined ? {} : { METRICS_TOKEN: metricsToken }),
+    ...env,
   });
-  const { corpusApp: created, ops, attach } = assembleServer({
+  const { corpusApp: created, ops, attach, semantic } = assembleServer({
     config,
     index: holder,
     logger,
     publicUrl: url,
+    ...(semanticTuning ? { semanticTuning } : {}),
     overrides: {
       ...(maxSessions === undefined ? {} : { maxSessions, maxSessionsPerPrincipal: maxSessions }),
       ...(sessionIdleTtlMs === undefined ? {} : { sessionIdleTtlMs }),
@@ -81,8 +93,10 @@ export async function startOpsServer(options: OpsServerOptions = {}): Promise<Op
   });
   ref.app = created;
   attach(server);
-  holder.set({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
+  const index = SearchIndex.build(corpus.documents);
+  holder.set({ index, skipped: corpus.skipped });
   await holder.wait();
+  void semantic.serve(index);
 
   const lines = () =>
     raw
@@ -96,6 +110,8 @@ export async function startOpsServer(options: OpsServerOptions = {}): Promise<Op
     mcpUrl: new URL(`${url}/mcp`),
     ops,
     app: created,
+    semantic,
+    index,
     lines,
     rawLog: () => raw.join(''),
     async scrape(headers = {}) {
@@ -113,6 +129,7 @@ export async function startOpsServer(options: OpsServerOptions = {}): Promise<Op
       return { client, transport };
     },
     async close() {
+      semantic.close();
       await created.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

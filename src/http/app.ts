@@ -17,6 +17,7 @@ import { createMcpService } from '../mcp/mcp-service.js';
 import type { McpEra, ToolCallEvent } from '../mcp/mcp-service.js';
 import { createModernServerFactory } from '../mcp/modern-server.js';
 import type { ToolLimits } from '../mcp/tools/tool-limits.js';
+import type { SemanticService } from '../semantic/semantic-service.js';
 import { silentLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
 import type { AppEnv } from './app-env.js';
@@ -96,6 +97,8 @@ export interface AppOptions {
   onRequestEra?: (era: McpEra) => void;
   /** A request's session id was refused (answered 404), or its session re-created. Must not throw. */
   onSessionLookup?: (outcome: SessionRefusal | 'restored') => void;
+  /** Embeddings and rerank endpoints; /readyz reports its state. Default none (keyword search only). */
+  semantic?: SemanticService;
 }
 
 export interface CorpusApp {
@@ -134,6 +137,7 @@ export function createApp(options: AppOptions): CorpusApp {
     sessionSecret = randomBytes(32).toString('base64url'),
     sessionMaxAgeSeconds,
     sharedRevocations,
+    semantic,
   } = options;
 
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new RangeError(`createApp: maxBodyBytes must be a whole number ≥ 1, got ${maxBodyBytes}`);
@@ -144,7 +148,7 @@ export function createApp(options: AppOptions): CorpusApp {
     logger,
     onEvent: onSessionEvent,
   });
-  const service = createMcpService({ index, serverInfo, logger, logQueries, onToolCall, requestTimeoutMs, toolLimits });
+  const service = createMcpService({ index, serverInfo, logger, logQueries, onToolCall, requestTimeoutMs, toolLimits, semantic });
   const createServer = createLegacyServerFactory(service);
   // Modern answers are cacheable by anyone only when anyone may ask.
   const createModernServer = createModernServerFactory(service, { cacheScope: authenticate ? 'private' : 'public' });
@@ -166,7 +170,7 @@ export function createApp(options: AppOptions): CorpusApp {
 
   const app = new Hono<AppEnv>();
   for (const m of middleware) app.use(m);
-  app.route('/', healthRoutes({ index, notReadyReason }));
+  app.route('/', healthRoutes({ index, notReadyReason, semantic }));
   if (routes) app.route('/', routes);
 
   app.use('/mcp', hostCheck({ publicUrl, extraHosts: extraAllowedHosts }));

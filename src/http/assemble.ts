@@ -5,6 +5,8 @@ import type { Server } from 'node:http';
 import type { Config } from '../config.js';
 import type { AppLogger } from '../logger.js';
 import type { IndexHolder } from '../mcp/index-holder.js';
+import type { SemanticService } from '../semantic/semantic-service.js';
+import { semanticServiceFromConfig, type SemanticTuning } from '../semantic/semantic-from-config.js';
 import { createApp } from './app.js';
 import type { AppOptions, CorpusApp } from './app.js';
 import { createAuthentication } from './authentication.js';
@@ -26,6 +28,8 @@ export interface AssembleOptions {
   publicUrl?: string;
   /** Verifier tuning that is not configuration (e.g. a short JWKS cooldown in tests). */
   oauthTuning?: AuthenticationOptions['oauthTuning'];
+  /** Embeddings timeouts and retry waits that config does not express (tests shorten them). */
+  semanticTuning?: SemanticTuning;
   /** App options that config cannot express (e.g. an idle TTL in milliseconds for tests). Applied last. */
   overrides?: Partial<Omit<AppOptions, 'index' | 'publicUrl'>>;
 }
@@ -34,12 +38,15 @@ export interface AssembledServer {
   corpusApp: CorpusApp;
   ops: Operations;
   authentication: Authentication;
+  /** Embeddings and rerank: call `serve(index)` once the index is built. */
+  semantic: SemanticService;
   /** Once listening: live session gauge and the drain's target. */
   attach(server: Server): void;
 }
 
 export function assembleServer(options: AssembleOptions): AssembledServer {
-  const { config, index, logger, fileTokens = [], version = '0.0.0', oauthTuning, overrides = {} } = options;
+  const { config, index, logger, fileTokens = [], version = '0.0.0', oauthTuning, semanticTuning, overrides = {} } = options;
+  const semantic = semanticServiceFromConfig(config.semantic, logger, semanticTuning);
   const publicUrl = options.publicUrl ?? config.publicUrl;
   // Refusals are counted by ops, built next; the hook only runs once requests arrive.
   const authentication = createAuthentication({
@@ -55,6 +62,7 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     index,
     drainTimeoutMs: config.drainTimeoutMs,
     authRequired: authentication.required,
+    semantic,
     ...(authentication.metricsGuard ? { metricsGuard: authentication.metricsGuard } : {}),
   });
   if (authentication.routes) ops.appOptions.routes.route('/', authentication.routes);
@@ -82,11 +90,12 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     toolLimits: config.toolLimits,
     serverInfo: { name: 'corpus-mcp', version },
     logQueries: config.logQueries,
+    semantic,
     ...ops.appOptions,
     ...(authentication.authenticate ? { authenticate: authentication.authenticate } : {}),
     onForeignSession: () => ops.onAuthRefused('session_principal_mismatch'),
     onSessionLookup: (outcome) => ops.metrics.recordSessionIdOutcome(outcome),
     ...overrides,
   });
-  return { corpusApp, ops, authentication, attach: (server) => ops.attach(server, corpusApp) };
+  return { corpusApp, ops, authentication, semantic, attach: (server) => ops.attach(server, corpusApp) };
 }

@@ -63,7 +63,12 @@ export interface ToolCallRecord {
   durationSeconds: number;
   /** Hits returned, for search_documents calls that answered; omitted otherwise. */
   resultCount?: number;
+  /** The call fell back to keywords because the embeddings or rerank endpoint was unavailable. */
+  semanticFallback?: boolean;
 }
+
+/** The states of meaning-based search (src/semantic/semantic-service.ts), one gauge series each. */
+export const SEMANTIC_STATES = ['off', 'starting', 'ready', 'degraded'] as const;
 
 /** The metrics of one app instance: the registry to expose plus typed recorders for each event. */
 export interface Metrics {
@@ -81,6 +86,8 @@ export interface Metrics {
   /** A request named a session this process did not hold and it was re-created, or its session id was refused. */
   recordSessionIdOutcome(outcome: SessionRefusal | 'restored'): void;
   setIndexStats(stats: IndexGaugeValues): void;
+  /** Read the semantic search state at scrape time. */
+  observeSemanticState(read: () => (typeof SEMANTIC_STATES)[number]): void;
   /** The exposition in Prometheus text format, and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -169,6 +176,23 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     labelNames: ['outcome'] as const,
     registers,
   });
+  let semanticSource: (() => string) | undefined;
+  new Gauge({
+    name: 'corpus_mcp_semantic_state',
+    help: 'Meaning-based search: 1 for the current state (off: no embeddings endpoint; starting: embedding the chunks; ready; degraded: the endpoint failed, keyword search only), 0 for the others.',
+    labelNames: ['state'] as const,
+    registers,
+    collect() {
+      const current = semanticSource?.() ?? 'off';
+      for (const state of SEMANTIC_STATES) this.set({ state }, state === current ? 1 : 0);
+    },
+  });
+  const semanticFallbacks = new Counter({
+    name: 'corpus_mcp_semantic_fallbacks_total',
+    help: 'Tool calls answered by keywords because the embeddings or rerank endpoint they would have used was unavailable, by tool.',
+    labelNames: ['tool'] as const,
+    registers,
+  });
   const indexDocuments = new Gauge({ name: 'corpus_mcp_index_documents', help: 'Documents in the index.', registers });
   const indexChunks = new Gauge({ name: 'corpus_mcp_index_chunks', help: 'Chunks in the index.', registers });
   const indexTerms = new Gauge({ name: 'corpus_mcp_index_terms', help: 'Distinct terms in the index.', registers });
@@ -199,8 +223,9 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
       httpRequests.inc(labels);
       httpDuration.observe(labels, durationSeconds);
     },
-    recordToolCall({ tool, outcome, era, durationSeconds, resultCount }) {
+    recordToolCall({ tool, outcome, era, durationSeconds, resultCount, semanticFallback }) {
       const labels = { tool: tools.has(tool) ? tool : 'unknown', outcome, era };
+      if (semanticFallback) semanticFallbacks.inc({ tool: labels.tool });
       toolCalls.inc(labels);
       toolDuration.observe(labels, durationSeconds);
       if (resultCount !== undefined) searchResults.observe(resultCount);
@@ -224,6 +249,9 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     },
     recordSessionIdOutcome(outcome) {
       sessionIds.inc({ outcome });
+    },
+    observeSemanticState(read) {
+      semanticSource = read;
     },
     setIndexStats(stats) {
       indexDocuments.set(stats.documents);

@@ -8,6 +8,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppLogger, Logger } from '../logger.js';
 import type { IndexHolder } from '../mcp/index-holder.js';
 import type { McpEra, ToolCallEvent } from '../mcp/mcp-service.js';
+import type { SemanticService } from '../semantic/semantic-service.js';
 import type { CorpusApp } from './app.js';
 import { createMetrics } from './metrics.js';
 import type { Metrics } from './metrics.js';
@@ -35,6 +36,8 @@ export interface OperationsOptions {
   metricsGuard?: MiddlewareHandler;
   /** Whether /mcp requires credentials; the landing page then shows how to pass them. Default false. */
   authRequired?: boolean;
+  /** Embeddings state, exported as the corpus_mcp_semantic_state gauge. Default none (off). */
+  semantic?: SemanticService;
 }
 
 /** The subset of createApp's options operations fills in. */
@@ -63,6 +66,8 @@ export interface Operations {
 export function createOperations(options: OperationsOptions): Operations {
   const { logger, publicUrl, index, drainTimeoutMs = 10_000, metricsGuard, authRequired = false } = options;
   const metrics = options.metrics ?? createMetrics();
+  const { semantic } = options;
+  if (semantic !== undefined) metrics.observeSemanticState(() => semantic.state.state);
   const shutdown = createShutdown({ logger, drainTimeoutMs });
 
   index.wait().then(
@@ -86,6 +91,7 @@ export function createOperations(options: OperationsOptions): Operations {
       era: event.era,
       durationSeconds: event.durationMs / 1000,
       ...(event.resultCount !== undefined && event.outcome === 'ok' ? { resultCount: event.resultCount } : {}),
+      ...(event.semanticFallback ? { semanticFallback: true } : {}),
     });
   };
 

@@ -8,6 +8,7 @@ import type { CallToolResult, ListResourcesResult, ListToolsResult, ReadResource
 import { sessionLogId, silentLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
 import type { IndexHolder, ServedCorpus } from './index-holder.js';
+import type { SemanticService } from '../semantic/semantic-service.js';
 import { McpRequestError } from './mcp-request-error.js';
 import { listResources, readResource } from './resources.js';
 import { createTools, TOOLS } from './tools/create-tools.js';
@@ -32,6 +33,8 @@ export interface ToolCallEvent {
   errorCode?: ToolErrorCode;
   /** search_documents only: how many results were returned. */
   resultCount?: number;
+  /** The call answered by keywords because the embeddings or rerank endpoint it would have used was unavailable. */
+  semanticFallback?: boolean;
   /** Legacy era only: the session the call came on. */
   sessionId?: string;
   authInfo?: AuthInfo;
@@ -61,6 +64,8 @@ export interface McpServiceOptions {
   requestTimeoutMs?: number;
   /** Bounds on what one tool call may ask for (query length, top_k, max_chars, page size). Default DEFAULT_TOOL_LIMITS. */
   toolLimits?: Partial<ToolLimits>;
+  /** Embeddings and rerank endpoints; without it search is by keywords only. */
+  semantic?: SemanticService;
 }
 
 export interface McpService {
@@ -106,12 +111,14 @@ export function createMcpService(options: McpServiceOptions): McpService {
     onToolCall,
     requestTimeoutMs = 30_000,
     toolLimits,
+    semantic,
   } = options;
   if (!Number.isFinite(requestTimeoutMs) || requestTimeoutMs < 1) {
     throw new RangeError(`createMcpService: requestTimeoutMs must be ≥ 1, got ${requestTimeoutMs}`);
   }
   const limits = resolveToolLimits(toolLimits);
-  const tools = toolLimits === undefined ? TOOLS : createTools(limits);
+  const semanticSearch = semantic?.enabled ?? false;
+  const tools = toolLimits === undefined && !semanticSearch ? TOOLS : createTools(limits, { semanticSearch });
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
   const toolNames = tools.map((t) => t.name).join(', ');
   const listToolsResult: ListToolsResult = Object.freeze({ tools: tools.map((t) => t.listing) });
@@ -150,6 +157,7 @@ export function createMcpService(options: McpServiceOptions): McpService {
     };
     if (event.errorCode) fields.error_code = event.errorCode;
     if (event.resultCount !== undefined) fields.result_count = event.resultCount;
+    if (event.semanticFallback) fields.semantic_fallback = true;
     if (logQueries && event.tool === 'search_documents') fields.query = (rawArguments as { query?: unknown } | undefined)?.query;
     logger.info(fields, 'tool call');
     try {
@@ -188,7 +196,12 @@ export function createMcpService(options: McpServiceOptions): McpService {
         return toolErrorResult('The document index failed to build, so no document can be served. The server operator must check the logs and restart it.');
       }
       try {
-        const structured = tool.call(rawArguments, served);
+        const structured = await tool.call(rawArguments, served, {
+          semantic,
+          onFallback: () => {
+            event.semanticFallback = true;
+          },
+        });
         if (Array.isArray(structured.results)) event.resultCount = structured.results.length;
         return toolResult(structured);
       } catch (error) {

@@ -45,6 +45,8 @@ export interface EmbeddingsClient {
   readonly batchSize: number;
   /** The vector length, known after the first answer (or from `dimensions`); undefined before. */
   readonly dimensions: number | undefined;
+  /** The `dimensions` option as given: part of what identifies the vectors this client returns. */
+  readonly requestedDimensions: number | undefined;
   /** One unit vector per text, in order. Throws `ProviderError`. */
   embed(texts: readonly string[], options?: EmbedCallOptions): Promise<Float32Array[]>;
 }
@@ -92,6 +94,7 @@ export function createEmbeddingsClient(options: EmbeddingsClientOptions): Embedd
   return {
     model,
     batchSize,
+    requestedDimensions: requested,
     get dimensions() {
       return dimensions;
     },

@@ -127,7 +127,7 @@ export class SemanticService {
   /** The query's unit vector, or why there is none (embeddings off, not ready, or the endpoint failed). */
   async embedQuery(query: string): Promise<{ ok: true; vector: Float32Array } | SemanticUnavailable> {
     if (this.#embeddings === undefined) return { ok: false, reason: 'no embeddings endpoint is configured (EMBEDDINGS_URL)' };
-    if (this.#state.state !== 'ready') return { ok: false, reason: this.#unavailableReason() };
+    if (this.#state.state !== 'ready') return { ok: false, reason: this.unavailableReason() };
     try {
       const [vector] = await this.#embeddings.embed([query], { timeoutMs: this.#queryTimeoutMs, maxRetries: 0 });
       return { ok: true, vector: vector as Float32Array };
@@ -156,8 +156,10 @@ export class SemanticService {
     clearTimeout(this.#timer);
   }
 
-  #unavailableReason(): string {
+  /** Why semantic search cannot answer right now, in words for a tool note. */
+  unavailableReason(): string {
     const s = this.#state;
+    if (s.state === 'ready') return 'the chunk vectors of the current index are still being computed';
     if (s.state === 'starting') return `semantic search is not ready yet: ${s.reason}`;
     if (s.state === 'degraded') return `semantic search is unavailable: ${s.reason}`;
     return 'semantic search is off';
@@ -172,7 +174,7 @@ export class SemanticService {
     try {
       // The first answer tells the dimension when it is not configured; a cache of another model or size starts empty.
       let cache = this.#cache;
-      const modelKey = `${embeddings.model}@${embeddings.dimensions ?? 'native'}`;
+      const modelKey = `${embeddings.model}@${embeddings.requestedDimensions ?? 'native'}`;
       if (cache !== undefined && cache.model !== modelKey) cache = undefined;
       const keys = passages.map((p) => (cache ?? new VectorCache(modelKey, 1)).key(p));
       const missing: number[] = [];

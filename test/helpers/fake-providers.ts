@@ -16,7 +16,7 @@ const SYNONYMS: ReadonlyArray<readonly string[]> = [
 ];
 const AXIS = new Map<string, number>(SYNONYMS.flatMap((words, axis) => words.map((w) => [w, axis] as const)));
 const STOP = new Set(['a', 'an', 'the', 'of', 'and', 'or', 'to', 'in', 'on', 'for', 'is', 'are', 'be', 'with', 'by', 'it', 'its', 'at', 'as', 'that', 'this']);
-export const FAKE_DIMENSIONS = 32;
+export const FAKE_DIMENSIONS = 64;
 
 /** The concept axis of a word: its synonym group, or a hash onto the remaining axes. */
 function axisOf(word: string): number {

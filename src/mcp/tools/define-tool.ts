@@ -4,8 +4,17 @@
 // sessions and both protocol eras; nothing is allocated per session or per request.
 import { z } from 'zod';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { SemanticService } from '../../semantic/semantic-service.js';
 import type { ServedCorpus } from '../index-holder.js';
 import { ToolError } from './tool-error.js';
+
+/** What a tool may use beside the corpus: process-wide services, and a way to tell the caller what happened. */
+export interface ToolContext {
+  /** Embeddings and rerank endpoints; absent or `enabled` false when none are configured. */
+  semantic?: SemanticService;
+  /** Called when the tool answered without a configured endpoint it would have used (keyword fallback). */
+  onFallback?: () => void;
+}
 
 export interface ToolSpec<Input extends z.ZodObject, Output> {
   name: string;
@@ -15,7 +24,7 @@ export interface ToolSpec<Input extends z.ZodObject, Output> {
   input: Input;
   output: z.ZodObject;
   /** Throws ToolError for anything the caller can fix. */
-  run(args: z.output<Input>, corpus: ServedCorpus): Output;
+  run(args: z.output<Input>, corpus: ServedCorpus, context: ToolContext): Output | Promise<Output>;
 }
 
 export interface DefinedTool {
@@ -23,7 +32,7 @@ export interface DefinedTool {
   /** The entry for tools/list, computed once. */
   listing: Tool;
   /** Validates raw arguments (throwing ToolError) and runs the tool. */
-  call(rawArguments: unknown, corpus: ServedCorpus): Record<string, unknown>;
+  call(rawArguments: unknown, corpus: ServedCorpus, context?: ToolContext): Promise<Record<string, unknown>>;
 }
 
 const ANNOTATIONS = Object.freeze({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
@@ -71,12 +80,12 @@ export function defineTool<Input extends z.ZodObject, Output extends Record<stri
   return {
     name: spec.name,
     listing,
-    call(rawArguments, corpus) {
+    async call(rawArguments, corpus, context = {}) {
       const parsed = spec.input.safeParse(rawArguments ?? {});
       if (!parsed.success) {
         throw new ToolError('invalid_arguments', formatIssues(spec.name, spec.input, parsed.error, rawArguments));
       }
-      return spec.run(parsed.data, corpus);
+      return spec.run(parsed.data, corpus, context);
     },
   };
 }

@@ -27,7 +27,7 @@ const output = z.object({
 export type GetChunkOutput = z.output<typeof output>;
 
 /** Why `chunkId` is not in the index, in words the caller can act on. */
-function explainUnknownChunk(chunkId: string, index: SearchIndex): ToolError {
+export function explainUnknownChunk(chunkId: string, index: SearchIndex): ToolError {
   const hash = chunkId.lastIndexOf('#');
   const source = hash >= 0 ? chunkId.slice(0, hash) : chunkId;
   const ordinal = hash >= 0 ? chunkId.slice(hash + 1) : '';

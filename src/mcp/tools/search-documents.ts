@@ -1,22 +1,35 @@
 import { z } from 'zod';
+import { hybridSearch, SEARCH_MODES, type RankedHit, type SearchMode } from '../../search/hybrid-search.js';
 import { defineTool } from './define-tool.js';
-import type { DefinedTool } from './define-tool.js';
+import type { DefinedTool, ToolContext } from './define-tool.js';
 import { DEFAULT_TOOL_LIMITS } from './tool-limits.js';
 import type { ToolLimits } from './tool-limits.js';
+import type { ServedCorpus } from '../index-holder.js';
 
 export const SEARCH_TOP_K_DEFAULT = 5;
 export const SEARCH_TOP_K_MAX = DEFAULT_TOOL_LIMITS.maxTopK;
 export const QUERY_MAX_CHARS = DEFAULT_TOOL_LIMITS.maxQueryChars;
 
-const inputSchema = ({ maxQueryChars, maxTopK }: ToolLimits) => {
+const MODE_HELP =
+  'How to match: "keyword" matches words (stemmed, case-insensitive): best for exact names, identifiers, ' +
+  'error messages and rare terms. "semantic" matches meaning through embeddings: finds paraphrases and ' +
+  'synonyms ("car" for "automobile") and answers to questions worded unlike the text, but can miss an ' +
+  'exact rare term. "hybrid" fuses both rankings and is the best general choice.';
+
+const inputSchema = ({ maxQueryChars, maxTopK }: ToolLimits, semantic: boolean) => {
   const defaultTopK = Math.min(SEARCH_TOP_K_DEFAULT, maxTopK);
+  const defaultMode: SearchMode = semantic ? 'hybrid' : 'keyword';
   return z.strictObject({
     query: z
       .string({ error: 'must be a string of search words' })
       .trim()
       .min(1, { error: 'must contain at least one non-blank character' })
       .max(maxQueryChars, { error: `must be at most ${maxQueryChars} characters after trimming` })
-      .describe(`Words to look for, e.g. "configure session timeout". Plain keywords work best; 1–${maxQueryChars} characters.`),
+      .describe(
+        semantic
+          ? `What to look for: keywords, or a question in plain words, e.g. "how do I configure the session timeout". 1–${maxQueryChars} characters.`
+          : `Words to look for, e.g. "configure session timeout". Plain keywords work best; 1–${maxQueryChars} characters.`,
+      ),
     top_k: z
       .number({ error: `must be a whole number from 1 to ${maxTopK}` })
       .int({ error: `must be a whole number from 1 to ${maxTopK}` })
@@ -29,15 +42,26 @@ const inputSchema = ({ maxQueryChars, maxTopK }: ToolLimits) => {
       .max(1000, { error: 'must be at most 1000 characters' })
       .optional()
       .describe('Only search documents whose source starts with this, e.g. "guides/". Omit to search everything.'),
+    mode: z
+      .enum(SEARCH_MODES as [SearchMode, ...SearchMode[]], { error: `must be one of ${SEARCH_MODES.map((m) => `"${m}"`).join(', ')}` })
+      .default(defaultMode)
+      .describe(
+        semantic
+          ? `${MODE_HELP} Default "hybrid".`
+          : `${MODE_HELP} This server has no embeddings endpoint configured, so every mode answers by keywords. Default "keyword".`,
+      ),
   });
 };
 
 const hit = z.object({
-  chunk_id: z.string().describe('Pass to get_chunk to read the whole passage.'),
+  chunk_id: z.string().describe('Pass to get_chunk to read the whole passage, or to rerank_results.'),
   source: z.string().describe('Document path relative to the corpus root; pass to get_document.'),
   title: z.string(),
   heading: z.string().describe('The section heading the passage sits under ("" if none).'),
-  score: z.number().describe('BM25 relevance; only meaningful relative to other results of the same query.'),
+  score: z
+    .number()
+    .describe('Relevance: BM25 (keyword), cosine similarity (semantic) or reciprocal-rank-fusion score (hybrid); only meaningful against other results of the same query.'),
+  found_by: z.array(z.enum(['keyword', 'semantic'])).describe('Which rankings found this passage: "keyword", "semantic", or both.'),
   snippet: z.string().describe('A short excerpt around the matching words.'),
   start: z.number().int().describe('Character offset of the passage in the document (get_document offset).'),
   end: z.number().int(),
@@ -45,50 +69,89 @@ const hit = z.object({
 
 const output = z.object({
   query: z.string(),
+  mode: z.enum(['hybrid', 'keyword', 'semantic']).describe('The mode the results were ranked by; "keyword" when semantic search was unavailable.'),
   results: z.array(hit),
-  note: z.string().optional().describe('Present when there is something to know about the results, e.g. nothing matched.'),
+  note: z.string().optional().describe('Present when there is something to know about the results, e.g. nothing matched, or semantic search was unavailable.'),
 });
 
 export type SearchDocumentsOutput = z.output<typeof output>;
 
-/** search_documents with the given limits (built once per process). */
-export const createSearchDocuments = (limits: ToolLimits): DefinedTool =>
+const ROUND = 1e4;
+
+/** The ranking in `mode`, falling back to keywords (with the reason) when the embeddings cannot help. */
+async function rank(
+  query: string,
+  mode: SearchMode,
+  topK: number,
+  pathPrefix: string | undefined,
+  { index }: ServedCorpus,
+  { semantic, onFallback }: ToolContext,
+): Promise<{ used: SearchMode; hits: RankedHit[]; fallback?: string }> {
+  if (mode === 'keyword') return { used: mode, hits: hybridSearch(index, undefined, query, { mode, topK, pathPrefix }) };
+  let fallback: string;
+  if (semantic === undefined || !semantic.enabled) {
+    fallback = `mode "${mode}" needs an embeddings endpoint, and this server has none configured`;
+  } else {
+    const vectors = semantic.vectorsFor(index);
+    const embedded = vectors === undefined ? undefined : await semantic.embedQuery(query);
+    if (vectors !== undefined && embedded?.ok === true) {
+      return { used: mode, hits: hybridSearch(index, vectors, query, { mode, topK, pathPrefix, queryVector: embedded.vector }) };
+    }
+    fallback = embedded !== undefined && !embedded.ok ? embedded.reason : semantic.unavailableReason();
+    onFallback?.();
+  }
+  return { used: 'keyword', hits: hybridSearch(index, undefined, query, { mode: 'keyword', topK, pathPrefix }), fallback };
+}
+
+/** search_documents with the given limits (built once per process); `semantic` says whether embeddings are configured. */
+export const createSearchDocuments = (limits: ToolLimits, semantic = false): DefinedTool =>
   defineTool({
     name: 'search_documents',
     title: 'Search documents',
     description:
-      'Full-text (BM25) search over the document corpus. Returns the best-matching passages, each with a ' +
-      'chunk_id, its document source and title, the section heading, a relevance score, a short snippet and ' +
-      'its character offsets. Use it first to find where a topic is covered. Then call get_chunk with a ' +
-      'chunk_id to read the whole passage, or get_document with the source (and start as offset) to read on. ' +
-      'Matching is by words (stemmed, case-insensitive), not meaning: if nothing matches, try synonyms or ' +
-      'fewer words, or call list_documents to see what the corpus contains.',
-    input: inputSchema(limits),
+      (semantic
+        ? 'Search over the document corpus by words (BM25), by meaning (embeddings), or both fused (hybrid, the default). '
+        : 'Full-text (BM25) search over the document corpus. ') +
+      'Returns the best-matching passages, each with a chunk_id, its document source and title, the section heading, ' +
+      'a relevance score, which rankings found it, a short snippet and its character offsets. Use it first to find where a ' +
+      'topic is covered. Then call get_chunk with a chunk_id to read the whole passage, or get_document with the ' +
+      'source (and start as offset) to read on; rerank_results reorders a set of chunk_ids you collected for one question. ' +
+      (semantic
+        ? 'Use mode "keyword" for exact names, identifiers and error messages, "semantic" when the documents may word ' +
+          'things differently from the question. If nothing relevant comes back, rephrase, or call list_documents.'
+        : 'Matching is by words (stemmed, case-insensitive), not meaning: if nothing matches, try synonyms or ' +
+          'fewer words, or call list_documents to see what the corpus contains.'),
+    input: inputSchema(limits, semantic),
     output,
-    run({ query, top_k, path_prefix }, { index }): SearchDocumentsOutput {
-      const hits = index.search(query, { topK: top_k, pathPrefix: path_prefix });
-      const results = hits.map((h) => ({
+    async run({ query, top_k, path_prefix, mode }, corpus, context): Promise<SearchDocumentsOutput> {
+      const { used, hits, fallback } = await rank(query, mode, top_k, path_prefix, corpus, context);
+      const results = hits.map(({ hit: h, score, foundBy }) => ({
         chunk_id: h.chunkId,
         source: h.source,
         title: h.title,
         heading: h.heading,
-        score: Math.round(h.score * 1e4) / 1e4,
+        score: Math.round(score * ROUND) / ROUND,
+        found_by: foundBy,
         snippet: h.snippet,
         start: h.start,
         end: h.end,
       }));
-      if (results.length > 0) return { query, results };
-      let note: string;
-      if (path_prefix !== undefined && !index.listDocuments().some((d) => d.source.startsWith(path_prefix))) {
-        note = `No document's source starts with path_prefix "${path_prefix}". Call list_documents to see the sources, or search again without path_prefix.`;
-      } else {
-        note =
-          `Nothing matched "${query}"${path_prefix !== undefined ? ` under "${path_prefix}"` : ''}. ` +
-          'Try different or fewer words, or synonyms' +
-          (path_prefix !== undefined ? ', drop path_prefix' : '') +
-          ', or call list_documents to see what the corpus covers.';
+      const notes: string[] = [];
+      if (fallback !== undefined) notes.push(`These are keyword results: ${fallback}.`);
+      if (results.length === 0) {
+        const { index } = corpus;
+        if (path_prefix !== undefined && !index.listDocuments().some((d) => d.source.startsWith(path_prefix))) {
+          notes.push(`No document's source starts with path_prefix "${path_prefix}". Call list_documents to see the sources, or search again without path_prefix.`);
+        } else {
+          notes.push(
+            `Nothing matched "${query}"${path_prefix !== undefined ? ` under "${path_prefix}"` : ''}. ` +
+              'Try different or fewer words, or synonyms' +
+              (path_prefix !== undefined ? ', drop path_prefix' : '') +
+              ', or call list_documents to see what the corpus covers.',
+          );
+        }
       }
-      return { query, results, note };
+      return notes.length > 0 ? { query, mode: used, results, note: notes.join(' ') } : { query, mode: used, results };
     },
   });
 

@@ -6,6 +6,7 @@ export type ToolErrorCode =
   | 'unknown_source'
   | 'unknown_chunk'
   | 'malformed_chunk_id'
+  | 'unknown_chunk_ids'
   | 'offset_out_of_range'
   | 'invalid_cursor'
   | 'index_unavailable'

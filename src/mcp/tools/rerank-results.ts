@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import { rerankLocally } from '../../search/rerank.js';
+import { defineTool } from './define-tool.js';
+import { explainUnknownChunk } from './get-chunk.js';
+import { ToolError } from './tool-error.js';
+import { DEFAULT_TOOL_LIMITS } from './tool-limits.js';
+import type { ToolLimits } from './tool-limits.js';
+import type { DefinedTool } from './define-tool.js';
+
+export const RERANK_MAX_IDS = 50;
+const ROUND = 1e4;
+
+const inputSchema = ({ maxQueryChars }: ToolLimits) => z.strictObject({
+  query: z
+    .string({ error: 'must be a string: the question the passages should answer' })
+    .trim()
+    .min(1, { error: 'must contain at least one non-blank character' })
+    .max(maxQueryChars, { error: `must be at most ${maxQueryChars} characters after trimming` })
+    .describe('The question or topic to order the passages by, e.g. "how are sessions expired".'),
+  chunk_ids: z
+    .array(z.string({ error: 'each id must be a string such as "guides/deploy.md#3"' }).min(1, { error: 'ids must not be empty' }).max(2000), {
+      error: 'must be an array of chunk ids',
+    })
+    .min(1, { error: 'must hold at least one chunk id' })
+    .max(RERANK_MAX_IDS, { error: `must hold at most ${RERANK_MAX_IDS} chunk ids` })
+    .refine((ids) => new Set(ids).size === ids.length, { error: 'must not repeat a chunk id' })
+    .describe(`1–${RERANK_MAX_IDS} distinct chunk ids from search_documents (possibly from several searches), e.g. ["guides/deploy.md#3"].`),
+});
+
+const result = z.object({
+  chunk_id: z.string(),
+  source: z.string(),
+  title: z.string(),
+  heading: z.string(),
+  score: z.number().describe('Relevance to the query under `method`; only meaningful against the other results of this call.'),
+  snippet: z.string().describe('A short excerpt around the query words.'),
+  start: z.number().int(),
+  end: z.number().int(),
+});
+
+const output = z.object({
+  query: z.string(),
+  method: z
+    .enum(['rerank_model', 'keyword', 'keyword+semantic'])
+    .describe('How the order was decided: the configured rerank model, BM25 over these passages, or BM25 fused with embedding similarity.'),
+  results: z.array(result).describe('Every given chunk, best first.'),
+  note: z.string().optional().describe('Present when the rerank model or embeddings were unavailable and a fallback was used.'),
+});
+
+export type RerankResultsOutput = z.output<typeof output>;
+
+/** rerank_results with the given limits (built once per process). */
+export const createRerankResults = (limits: ToolLimits): DefinedTool => defineTool({
+  name: 'rerank_results',
+  title: 'Rerank passages',
+  description:
+    `Orders up to ${RERANK_MAX_IDS} passages (chunk ids from search_documents) by how well they answer one query, best first. ` +
+    'Use it after several searches (different wordings or modes) to pick the passages to read in full: it compares ' +
+    'each passage with the query directly, with a rerank model when the server has one, else by word matching ' +
+    '(BM25) and, when embeddings are configured, meaning. It returns exactly the given chunks, reordered, with snippets; ' +
+    'read the best with get_chunk.',
+  input: inputSchema(limits),
+  output,
+  async run({ query, chunk_ids }, { index }, { semantic, onFallback }): Promise<RerankResultsOutput> {
+    const chunks: number[] = [];
+    const unknown: string[] = [];
+    for (const id of chunk_ids) {
+      const n = index.chunkNumber(id);
+      if (n === undefined) unknown.push(explainUnknownChunk(id, index).message.replace(/\.$/, ''));
+      else chunks.push(n);
+    }
+    if (unknown.length > 0) {
+      throw new ToolError(
+        'unknown_chunk_ids',
+        `rerank_results got ${unknown.length} chunk id${unknown.length === 1 ? '' : 's'} the index does not hold: ${unknown.join('; ')}. ` +
+          'Pass ids exactly as search_documents returned them.',
+      );
+    }
+    const notes: string[] = [];
+    let method: RerankResultsOutput['method'] = 'keyword';
+    let order: Array<{ index: number; score: number }> | undefined;
+    if (semantic?.rerankConfigured) {
+      const reranked = await semantic.rerank(
+        query,
+        chunks.map((c) => index.passage(c)),
+      );
+      if (reranked.ok) {
+        method = 'rerank_model';
+        order = reranked.scores.map((score, i) => ({ index: i, score })).sort((a, b) => b.score - a.score || a.index - b.index);
+      } else {
+        notes.push(`Reranked without the rerank model: ${reranked.reason}.`);
+        onFallback?.();
+      }
+    }
+    if (order === undefined) {
+      const vectors = semantic?.enabled ? semantic.vectorsFor(index) : undefined;
+      let queryVector: Float32Array | undefined;
+      if (semantic?.enabled) {
+        const embedded = vectors === undefined ? undefined : await semantic.embedQuery(query);
+        if (embedded?.ok) queryVector = embedded.vector;
+        else {
+          notes.push(`Reranked by keywords only: ${embedded !== undefined && !embedded.ok ? embedded.reason : semantic.unavailableReason()}.`);
+          onFallback?.();
+        }
+      }
+      order = rerankLocally(index, chunks, query, vectors, queryVector);
+      if (queryVector !== undefined) method = 'keyword+semantic';
+    }
+    const hits = index.hits(
+      query,
+      order.map((o) => chunks[o.index] as number),
+      order.map((o) => o.score),
+    );
+    const results = hits.map((h) => ({
+      chunk_id: h.chunkId,
+      source: h.source,
+      title: h.title,
+      heading: h.heading,
+      score: Math.round(h.score * ROUND) / ROUND,
+      snippet: h.snippet,
+      start: h.start,
+      end: h.end,
+    }));
+    return notes.length > 0 ? { query, method, results, note: notes.join(' ') } : { query, method, results };
+  },
+});
+
+export const rerankResults = createRerankResults(DEFAULT_TOOL_LIMITS);

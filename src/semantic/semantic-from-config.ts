@@ -1,0 +1,47 @@
+import type { SemanticConfig } from '../config.js';
+import type { Logger } from '../logger.js';
+import { createEmbeddingsClient } from '../providers/embeddings-client.js';
+import { createRerankClient } from '../providers/rerank-client.js';
+import { SemanticService, type SemanticServiceOptions } from './semantic-service.js';
+
+/** Provider settings that are not configuration: tests shorten the waits. */
+export type SemanticTuning = Pick<SemanticServiceOptions, 'queryTimeoutMs' | 'retryDelayMs' | 'maxRetryDelayMs'> & {
+  /** Per-attempt timeout and retries of the chunk-embedding requests. Defaults: the client's (30 s, 4 retries). */
+  embedTimeoutMs?: number;
+  embedMaxRetries?: number;
+  backoffMs?: number;
+};
+
+/**
+ * The semantic service for `config`: off when no endpoint is configured. Logs which endpoints are on
+ * (model, requested dimension, origin), never their keys.
+ */
+export function semanticServiceFromConfig(config: SemanticConfig, logger: Logger, tuning: SemanticTuning = {}): SemanticService {
+  const { embedTimeoutMs, embedMaxRetries, backoffMs, ...serviceTuning } = tuning;
+  const e = config.embeddings;
+  const r = config.rerank;
+  const embeddings =
+    e === undefined
+      ? undefined
+      : createEmbeddingsClient({
+          url: e.url,
+          model: e.model,
+          apiKey: e.apiKey,
+          dimensions: e.dimensions,
+          logger,
+          ...(embedTimeoutMs !== undefined ? { timeoutMs: embedTimeoutMs } : {}),
+          ...(embedMaxRetries !== undefined ? { maxRetries: embedMaxRetries } : {}),
+          ...(backoffMs !== undefined ? { backoffMs } : {}),
+        });
+  const rerank = r === undefined ? undefined : createRerankClient({ url: r.url, model: r.model, apiKey: r.apiKey, logger, ...(backoffMs !== undefined ? { backoffMs } : {}) });
+  if (e !== undefined) {
+    logger.info(
+      { embeddings_url: new URL(e.url).origin, model: e.model, dimensions: e.dimensions ?? 'the model default', api_key: e.apiKey !== undefined },
+      'embeddings endpoint configured: hybrid search is the default once the chunks are embedded',
+    );
+  }
+  if (r !== undefined) {
+    logger.info({ rerank_url: new URL(r.url).origin, model: r.model, api_key: r.apiKey !== undefined }, 'rerank endpoint configured for rerank_results');
+  }
+  return new SemanticService({ embeddings, rerank, logger, ...serviceTuning });
+}

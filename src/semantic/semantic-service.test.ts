@@ -1,0 +1,109 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeProviders, type FakeProviders } from '../../test/helpers/fake-providers.js';
+import type { Document } from '../corpus/document.js';
+import { silentLogger } from '../logger.js';
+import { createEmbeddingsClient } from '../providers/embeddings-client.js';
+import { SearchIndex } from '../search/search-index.js';
+import { VectorCache } from '../search/vector-cache.js';
+import { SemanticService } from './semantic-service.js';
+
+const doc = (source: string, text: string): Document => ({ source, format: 'text', title: source, text, bodyStart: 0, bytes: text.length, sections: [] });
+const DOCS = [doc('a.txt', 'The automobile needs tyres.'), doc('b.txt', 'The physician is on duty.'), doc('c.txt', 'Rainfall on Tuesday.')];
+
+let fake: FakeProviders;
+beforeEach(async () => {
+  fake = await startFakeProviders();
+});
+afterEach(async () => {
+  await fake.close();
+});
+
+const service = (): SemanticService =>
+  new SemanticService({ embeddings: createEmbeddingsClient({ url: fake.url, model: 'fake', batchSize: 2 }), logger: silentLogger, retryDelayMs: 50 });
+
+describe('SemanticService', () => {
+  describe('serve', () => {
+    it('embeds the chunks in batches and builds their vectors', async () => {
+      const semantic = service();
+      const index = SearchIndex.build(DOCS);
+      await semantic.serve(index);
+      expect(semantic.state).toMatchObject({ state: 'ready', model: 'fake', chunks: 3 });
+      expect(fake.requests.map((r) => r.body.input?.length)).toEqual([2, 1]);
+      expect(semantic.vectorsFor(index)?.count).toBe(3);
+      expect(semantic.vectorsFor(SearchIndex.build(DOCS))).toBeUndefined();
+    });
+
+    it('after a restart from a saved cache, embeds only new or changed chunks (none when nothing changed)', async () => {
+      const first = service();
+      await first.serve(SearchIndex.build(DOCS));
+      const saved = first.cache!.toBytes();
+      const callsAtFirstBoot = fake.embeddingCalls();
+
+      const unchanged = service();
+      unchanged.seedCache(VectorCache.fromBytes(saved));
+      await unchanged.serve(SearchIndex.build(DOCS));
+      expect(fake.embeddingCalls()).toBe(callsAtFirstBoot);
+      expect(unchanged.lastPass).toMatchObject({ chunks: 3, embedded: 0, reused: 3 });
+      expect(unchanged.state.state).toBe('ready');
+
+      const edited = service();
+      edited.seedCache(VectorCache.fromBytes(saved));
+      await edited.serve(SearchIndex.build([DOCS[0]!, doc('b.txt', 'The doctor is on duty.'), DOCS[2]!, doc('d.txt', 'A new car.')]));
+      expect(fake.embeddedTexts().slice(-2).map((t) => t.split('\n\n')[0])).toEqual(['b.txt', 'd.txt']);
+      expect(edited.lastPass).toMatchObject({ chunks: 4, embedded: 2, reused: 2 });
+      // Vectors of chunks no longer served are dropped from the cache.
+      expect(edited.cache!.size).toBe(4);
+    });
+
+    it('re-embeds only the changed chunks when the same service serves a rebuilt index', async () => {
+      const semantic = service();
+      await semantic.serve(SearchIndex.build(DOCS));
+      const calls = fake.embeddingCalls();
+      await semantic.serve(SearchIndex.build([...DOCS, doc('d.txt', 'A new car.')]));
+      expect(fake.embeddingCalls()).toBe(calls + 1);
+      expect(semantic.lastPass).toMatchObject({ chunks: 4, embedded: 1, reused: 3 });
+    });
+
+    it('does not reuse vectors cached for another model', async () => {
+      const first = service();
+      await first.serve(SearchIndex.build(DOCS));
+      const other = new SemanticService({ embeddings: createEmbeddingsClient({ url: fake.url, model: 'other' }), logger: silentLogger });
+      other.seedCache(first.cache!);
+      await other.serve(SearchIndex.build(DOCS));
+      expect(other.lastPass).toMatchObject({ embedded: 3, reused: 0 });
+    });
+
+    it('goes degraded when the endpoint is down, keeps retrying in the background, and recovers', async () => {
+      fake.down = true;
+      const semantic = new SemanticService({
+        embeddings: createEmbeddingsClient({ url: fake.url, model: 'fake', maxRetries: 0 }),
+        logger: silentLogger,
+        retryDelayMs: 20,
+        maxRetryDelayMs: 40,
+      });
+      const index = SearchIndex.build(DOCS);
+      await semantic.serve(index);
+      expect(semantic.state).toMatchObject({ state: 'degraded', code: 'unavailable' });
+      expect(await semantic.embedQuery('car')).toMatchObject({ ok: false, reason: expect.stringMatching(/semantic search is unavailable/) });
+      const failed = fake.requests.length;
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(fake.requests.length).toBeGreaterThan(failed);
+      fake.down = false;
+      for (let i = 0; i < 50 && semantic.state.state !== 'ready'; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(semantic.state.state).toBe('ready');
+      expect(semantic.vectorsFor(index)).toBeDefined();
+      semantic.close();
+    });
+  });
+});
+
+describe('VectorCache', () => {
+  it('round-trips through bytes and refuses bytes that are not a cache', () => {
+    const cache = new VectorCache('m@native', 3);
+    cache.set(cache.key('hello'), Float32Array.from([0.5, -0.25, 1]));
+    const back = VectorCache.fromBytes(cache.toBytes());
+    expect(back.model).toBe('m@native');
+    expect([...back.get(cache.key('hello'))!]).toEqual([0.5, -0.25, 1]);
+    expect(() => VectorCache.fromBytes(new Uint8Array(40))).toThrow(/wrong magic bytes/);
+  });
+});
