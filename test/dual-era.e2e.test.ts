@@ -97,13 +97,13 @@ describe('dual-era /mcp', () => {
       await expect(legacy.readResource({ uri: 'corpus:///nope.md' })).rejects.toMatchObject({ code: -32002 });
     });
 
-    it('does not reflect a URI of another scheme back in either era', async () => {
+    it('names a URI of another scheme only in error.data, not in the message, in either era', async () => {
       const answer = await modernRequest(server.mcpUrl, { method: 'resources/read', params: { uri: 'file:///etc/passwd' } });
-      expect(answer.message?.error?.code).toBe(-32602);
-      expect(answer.text).not.toContain('file:');
+      expect(answer.message?.error).toMatchObject({ code: -32602, data: { uri: 'file:///etc/passwd' } });
+      expect(answer.message?.error?.message).not.toContain('file:');
       const legacyError = await legacy.readResource({ uri: 'file:///etc/passwd' }).catch((e: unknown) => e as { code: number; message: string; data?: unknown });
-      expect(legacyError).toMatchObject({ code: -32002, message: expect.stringMatching(/not a corpus:\/\/\/ URI/) });
-      expect(JSON.stringify(legacyError)).not.toContain('file:');
+      expect(legacyError).toMatchObject({ code: -32002, data: { uri: 'file:///etc/passwd' }, message: expect.stringMatching(/not a corpus:\/\/\/ URI/) });
+      expect(legacyError.message).not.toContain('file:');
     });
   });
 

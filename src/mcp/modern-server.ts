@@ -47,7 +47,7 @@ async function modernErrors<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (!(error instanceof McpRequestError)) throw error;
-    if (error.code === 'resource_not_found' && typeof error.data?.uri === 'string') throw new ResourceNotFoundError(error.data.uri, error.message);
+    if (error.code === 'resource_not_found') throw new ResourceNotFoundError(String(error.data?.uri), error.message);
     throw new ProtocolError(MODERN_CODES[error.code], error.message, error.data);
   }
 }

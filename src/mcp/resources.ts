@@ -59,12 +59,10 @@ export function readResource({ index }: ServedCorpus, uri: string): ReadResource
   const source = sourceOfUri(uri);
   const document = source === undefined ? undefined : index.getDocument(source);
   if (!document) {
-    // Only a corpus URI is named back: any other scheme (file:///etc/passwd) is not reflected into
-    // the answer, where it would read as if the server had looked at that path.
-    if (source === undefined) {
-      throw new McpRequestError('resource_not_found', `Resource not found: not a ${RESOURCE_URI_PREFIX} URI; use a uri from resources/list (${RESOURCE_URI_PREFIX}<source>)`);
-    }
-    throw new McpRequestError('resource_not_found', `Resource not found: "${uri.slice(0, 200)}"; use a uri from resources/list (${RESOURCE_URI_PREFIX}<source>)`, { uri });
+    // `data.uri` names the request's URI, as the specification asks. The message quotes only a
+    // corpus URI: any other scheme (file:///etc/passwd) would read as if the server had looked there.
+    const what = source === undefined ? `not a ${RESOURCE_URI_PREFIX} URI` : `"${uri.slice(0, 200)}"`;
+    throw new McpRequestError('resource_not_found', `Resource not found: ${what}; use a uri from resources/list (${RESOURCE_URI_PREFIX}<source>)`, { uri });
   }
   return { contents: [{ uri: resourceUri(document.source), mimeType: mimeTypeOf(document.format), text: document.text }] };
 }
