@@ -5,6 +5,7 @@ import type { Client as V2Client } from '@modelcontextprotocol/client';
 import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { MiddlewareHandler } from 'hono';
 import type { ToolCallEvent } from '../src/mcp/mcp-service.js';
+import { TOOLS } from '../src/mcp/tools/create-tools.js';
 import { connectClient, startTestServer } from './support/test-server.js';
 import type { TestServer } from './support/test-server.js';
 import { SAMPLE_FILES, SAMPLE_SOURCES } from './support/sample-corpus.js';
@@ -126,7 +127,7 @@ describe('dual-era /mcp', () => {
       const modernList = (await modernRequest(server.mcpUrl, { method: 'tools/list' })).message!.result!;
       expect(Object.keys(modernList)).toEqual(expect.arrayContaining(['ttlMs', 'cacheScope']));
       expect(withoutModernFields(modernList)).toEqual(legacyList);
-      expect((legacyList.tools as unknown[]).length).toBe(4);
+      expect((legacyList.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
     });
 
     it('publishes JSON Schema 2020-12 for every input and output, declared with $schema', async () => {
