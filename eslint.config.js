@@ -53,6 +53,7 @@ export default tseslint.config(
       'no-restricted-imports': restrict(
         hono,
         folder('search', 'corpus/ turns files into documents and knows nothing of search.'),
+        folder('index-service', 'corpus/ knows nothing of the index lifecycle.'),
         folder('mcp', 'corpus/ knows nothing of MCP.'),
         folder('http', 'corpus/ knows nothing of HTTP.'),
         folder('auth', 'corpus/ knows nothing of auth.'),
@@ -73,6 +74,7 @@ export default tseslint.config(
           allowTypeImports: true,
         },
         folder('mcp', 'search/ knows nothing of MCP.'),
+        folder('index-service', 'search/ is pure: snapshots are bytes here, files in index-service/.'),
         folder('http', 'search/ knows nothing of HTTP.'),
         folder('auth', 'search/ knows nothing of auth.'),
         { group: ['../config', '../config.js'], message: 'search/ gets typed options, never config.' },
@@ -90,11 +92,25 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/index-service/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        hono,
+        folder('mcp', 'index-service/ hands indexes to mcp/ through an interface and never imports it.'),
+        folder('http', 'index-service/ knows nothing of HTTP.'),
+        folder('auth', 'index-service/ knows nothing of auth.'),
+        { group: ['../config', '../config.js'], message: 'index-service/ gets typed options, never config.' },
+        { group: ['@modelcontextprotocol/*'], message: 'index-service/ knows nothing of MCP.' },
+      ),
+    },
+  },
+  {
     files: ['src/mcp/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict(
         hono,
         folder('http', 'mcp/ knows nothing of HTTP routing.'),
+        folder('index-service', 'mcp/ reads the index through its holder, never the service that builds it.'),
         { group: ['node:fs', 'node:fs/*', 'fs'], message: 'mcp/ serves from the index, never from disk.' },
       ),
     },

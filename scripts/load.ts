@@ -541,7 +541,7 @@ async function searchStages(corpusDir: string, claims: readonly string[]): Promi
   const { getDocument } = await import('../src/mcp/tools/get-document.js');
   const corpus = await loadCorpus(corpusDir);
   const index = SearchIndex.build(corpus.documents);
-  const served = { index, skipped: corpus.skipped };
+  const served = { index, skipped: corpus.skipped, generation: 1 };
   const stages: Array<[string, (query: string) => unknown]> = [
     ['rank: index.search, top 5 (snippets not read)', (q) => index.search(q, { topK: 5 })],
     ['rank + 5 snippets', (q) => index.search(q, { topK: 5 }).map((h) => h.snippet)],

@@ -62,6 +62,16 @@ export interface Config {
   toolLimits: { maxQueryChars: number; maxTopK: number; maxDocumentChars: number; maxPageSize: number };
   /** Who may call /mcp and /metrics. See AuthConfig. */
   auth: AuthConfig;
+  /**
+   * INDEX_FILE: path of the index snapshot. At boot it is used when it matches the corpus, the
+   * index options and this version; otherwise the index is built and the file (re)written
+   * atomically. Default none (always build, write nothing).
+   */
+  indexFile: string | undefined;
+  /** CORPUS_WATCH: rebuild the index when files under CORPUS_DIR change (SIGHUP always does). Default false. */
+  corpusWatch: boolean;
+  /** CORPUS_WATCH_DEBOUNCE_MS: quiet time after the last change before a watch rebuild starts, 50–60000. Default 500. */
+  corpusWatchDebounceMs: number;
   /** How legacy-era MCP sessions are kept. See SessionConfig. */
   sessions: SessionConfig;
   /**
@@ -241,6 +251,9 @@ const envSchema = z.object({
   EMBEDDINGS_DIMENSIONS: integer(1, 8192),
   RERANK_URL: url,
   RERANK_MODEL: text,
+  INDEX_FILE: text,
+  CORPUS_WATCH: boolean,
+  CORPUS_WATCH_DEBOUNCE_MS: integer(50, 60_000),
 });
 
 /**
@@ -478,6 +491,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
           : { url: e.EMBEDDINGS_URL, model: e.EMBEDDINGS_MODEL ?? '', apiKey: env.EMBEDDINGS_API_KEY?.trim() || undefined, dimensions: e.EMBEDDINGS_DIMENSIONS },
       rerank: e.RERANK_URL === undefined ? undefined : { url: e.RERANK_URL, model: e.RERANK_MODEL, apiKey: env.RERANK_API_KEY?.trim() || undefined },
     },
+    indexFile: e.INDEX_FILE?.trim(),
+    corpusWatch: e.CORPUS_WATCH ?? false,
+    corpusWatchDebounceMs: e.CORPUS_WATCH_DEBOUNCE_MS ?? 500,
     auth: {
       ...auth,
       resource,

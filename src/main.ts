@@ -1,6 +1,7 @@
-// Entry point: read the configuration, load the corpus (refusing to start without documents), listen
-// at once so /healthz answers, build the index right after, and close cleanly on SIGTERM/SIGINT.
-// The only file that touches the console.
+// Entry point: read the configuration, listen at once so /healthz answers, then have the index
+// service produce the index in a worker thread (from INDEX_FILE when it matches, else by building;
+// refusing to run without documents), reload it on SIGHUP and, with CORPUS_WATCH, on file changes,
+// and close cleanly on SIGTERM/SIGINT. The only file that touches the console.
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
@@ -10,13 +11,13 @@ import { StaticTokenConfigError } from './auth/static-tokens.js';
 import { readTokenFile, TokenFileError } from './auth/token-file.js';
 import { ConfigError, loadConfig } from './config.js';
 import type { Config } from './config.js';
-import { CorpusError } from './corpus/corpus-error.js';
-import { loadCorpus } from './corpus/load-corpus.js';
 import { assembleServer } from './http/assemble.js';
 import { httpServerOptions } from './http/server-options.js';
+import { watchCorpus } from './index-service/corpus-watcher.js';
+import { engineVersion } from './index-service/engine-version.js';
+import { IndexService } from './index-service/index-service.js';
 import { createLogger } from './logger.js';
 import { IndexHolder } from './mcp/index-holder.js';
-import { SearchIndex } from './search/search-index.js';
 import type { SearchIndexOptions } from './search/search-index.js';
 
 function searchOptionsOf(config: Config): SearchIndexOptions {
@@ -55,23 +56,16 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, base: { service: 'corpus-mcp', version: pkg.version } });
 
   const corpusRoot = resolve(config.corpusDir);
-  let corpus: Awaited<ReturnType<typeof loadCorpus>>;
-  try {
-    corpus = await loadCorpus(corpusRoot);
-  } catch (error) {
-    if (error instanceof CorpusError) {
-      console.error(`corpus-mcp: cannot serve the corpus: ${error.message}`);
-      process.exit(1);
-    }
-    throw error;
-  }
-  for (const warning of corpus.warnings ?? []) logger.warn({ path: warning.path }, warning.message);
-  logger.info({ corpus: corpusRoot, documents: corpus.documents.length, skipped: corpus.skipped.length }, 'corpus loaded');
-
+  const indexFile = config.indexFile === undefined ? undefined : resolve(config.indexFile);
   const holder = new IndexHolder();
+  const indexService = new IndexService({
+    sink: holder,
+    job: { corpusRoot, options: searchOptionsOf(config), engine: await engineVersion(pkg.version), ...(indexFile ? { indexFile } : {}) },
+    logger,
+  });
   let assembled: ReturnType<typeof assembleServer>;
   try {
-    assembled = assembleServer({ config, index: holder, logger, fileTokens, version: pkg.version });
+    assembled = assembleServer({ config, index: holder, indexService, logger, fileTokens, version: pkg.version });
   } catch (error) {
     if (error instanceof StaticTokenConfigError) {
       console.error(`corpus-mcp: ${error.message}`);
@@ -95,20 +89,21 @@ async function main(): Promise<void> {
   const serverOptions = httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs });
   const server: ServerType = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
     logger.info({ host: info.address, port: info.port, mcp_url: `${config.publicUrl}/mcp` }, 'listening');
-    // Build after the first tick of listening, so /healthz answers while a large corpus is indexed.
-    setImmediate(() => {
-      try {
-        const index = SearchIndex.build(corpus.documents, searchOptionsOf(config));
-        holder.set({ index, skipped: corpus.skipped });
-        logger.info({ ...index.stats }, 'index built; ready');
+    // The index is produced in a worker thread: /healthz answers throughout.
+    indexService.start().then(
+      () => {
         // In the background: keyword search answers meanwhile, and a failing endpoint is retried.
-        void semantic.serve(index);
-      } catch (error) {
-        holder.fail(error instanceof Error ? error : new Error(String(error)));
-        console.error(`corpus-mcp: building the index failed: ${error instanceof Error ? error.message : String(error)}`);
+        // Each reloaded index is embedded again (cached chunk vectors are reused).
+        const current = holder.current;
+        if (current !== undefined) void semantic.serve(current.index);
+        holder.onChange((served) => void semantic.serve(served.index));
+        if (config.corpusWatch) startWatching();
+      },
+      (error: Error) => {
+        console.error(`corpus-mcp: cannot serve the corpus: ${error.message}`);
         process.exit(1);
-      }
-    });
+      },
+    );
   });
   server.on('error', (error: NodeJS.ErrnoException) => {
     console.error(`corpus-mcp: cannot listen on ${config.host}:${config.port}: ${error.message}`);
@@ -121,6 +116,23 @@ async function main(): Promise<void> {
   const stop = (signal: string) => void ops.shutdown.run(signal).then(() => process.exit(0));
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // SIGHUP: rebuild from the corpus folder and swap the new index in; the old one serves until then,
+  // and keeps serving if the rebuild fails.
+  process.on('SIGHUP', () => void indexService.reload('SIGHUP'));
+
+  function startWatching(): void {
+    const watcher = watchCorpus({
+      root: corpusRoot,
+      debounceMs: config.corpusWatchDebounceMs,
+      logger,
+      ignorePaths: indexFile ? [indexFile] : [],
+      onChange: (events) => {
+        logger.info({ events }, 'corpus changed; reloading the index');
+        void indexService.reload('watch');
+      },
+    });
+    void watcher.ready.then(() => logger.info({ corpus: corpusRoot, debounce_ms: config.corpusWatchDebounceMs }, 'watching the corpus for changes'));
+  }
 }
 
 main().catch((error: unknown) => {

@@ -24,6 +24,7 @@ import type { AppEnv } from './app-env.js';
 import { jsonRpcErrorBody, SERVER_ERROR } from './json-rpc-error.js';
 import { hostCheck } from './middleware/host-check.js';
 import { healthRoutes } from './routes/health.js';
+import type { IndexStatus } from '../index-service/index-service.js';
 import { mcpHandler } from './routes/mcp.js';
 import { randomBytes } from 'node:crypto';
 import { createDurableSessions } from './durable-sessions.js';
@@ -87,6 +88,8 @@ export interface AppOptions {
   routes?: Hono;
   /** Extra reason for /readyz to answer 503 (e.g. draining). */
   notReadyReason?: () => string | undefined;
+  /** Generation and last reload of the index, shown by /readyz. Default none (not shown). */
+  indexStatus?: (() => IndexStatus) | undefined;
   /** Session created / evicted / expired / deleted / shutdown. Must not throw. */
   onSessionEvent?: (event: SessionEvent) => void;
   /** After every tools/call. Must not throw. */
@@ -127,6 +130,7 @@ export function createApp(options: AppOptions): CorpusApp {
     beforeMcp = [],
     authenticate,
     notReadyReason,
+    indexStatus,
     routes,
     onSessionEvent,
     onToolCall,
@@ -170,7 +174,7 @@ export function createApp(options: AppOptions): CorpusApp {
 
   const app = new Hono<AppEnv>();
   for (const m of middleware) app.use(m);
-  app.route('/', healthRoutes({ index, notReadyReason, semantic }));
+  app.route('/', healthRoutes({ index, notReadyReason, semantic, indexStatus }));
   if (routes) app.route('/', routes);
 
   app.use('/mcp', hostCheck({ publicUrl, extraHosts: extraAllowedHosts }));

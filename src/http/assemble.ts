@@ -13,7 +13,7 @@ import { createAuthentication } from './authentication.js';
 import type { Authentication, AuthenticationOptions } from './authentication.js';
 import { requestScopedLogger } from './middleware/request-id.js';
 import { createOperations } from './operations.js';
-import type { Operations } from './operations.js';
+import type { Operations, OperationsOptions } from './operations.js';
 
 export interface AssembleOptions {
   config: Config;
@@ -30,6 +30,8 @@ export interface AssembleOptions {
   oauthTuning?: AuthenticationOptions['oauthTuning'];
   /** Embeddings timeouts and retry waits that config does not express (tests shorten them). */
   semanticTuning?: SemanticTuning;
+  /** The service building and reloading the index, when there is one: feeds /readyz and the metrics. */
+  indexService?: OperationsOptions['indexService'];
   /** App options that config cannot express (e.g. an idle TTL in milliseconds for tests). Applied last. */
   overrides?: Partial<Omit<AppOptions, 'index' | 'publicUrl'>>;
 }
@@ -63,6 +65,7 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     drainTimeoutMs: config.drainTimeoutMs,
     authRequired: authentication.required,
     semantic,
+    ...(options.indexService ? { indexService: options.indexService } : {}),
     ...(authentication.metricsGuard ? { metricsGuard: authentication.metricsGuard } : {}),
   });
   if (authentication.routes) ops.appOptions.routes.route('/', authentication.routes);

@@ -46,6 +46,15 @@ export interface IndexGaugeValues {
   buildSeconds: number;
 }
 
+/** A finished index build or reload, as the metrics record it. */
+export interface IndexReloadValues {
+  outcome: 'ok' | 'failed';
+  /** Ms since the epoch. */
+  finishedAt: number;
+  /** Generation serving after it (0 when none ever built). */
+  generation: number;
+}
+
 export interface CreateMetricsOptions {
   /** Tool names accepted as label values. Default `KNOWN_TOOLS`. */
   toolNames?: readonly string[];
@@ -88,6 +97,8 @@ export interface Metrics {
   setIndexStats(stats: IndexGaugeValues): void;
   /** Read the semantic search state at scrape time. */
   observeSemanticState(read: () => (typeof SEMANTIC_STATES)[number]): void;
+  /** After every index build or reload, the boot's included. */
+  recordIndexReload(reload: IndexReloadValues): void;
   /** The exposition in Prometheus text format, and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -202,6 +213,28 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     registers,
   });
   const indexReady = new Gauge({ name: 'corpus_mcp_index_ready', help: '1 once the index is built, else 0.', registers });
+  const indexGeneration = new Gauge({
+    name: 'corpus_mcp_index_generation',
+    help: 'Generation of the index being served: 1 after boot, +1 per successful reload, 0 before the first.',
+    registers,
+  });
+  const indexReloads = new Counter({
+    name: 'corpus_mcp_index_reloads_total',
+    help: 'Index builds and reloads finished, boot included, by outcome (failed: the previous index kept serving).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const indexLastReload = new Gauge({
+    name: 'corpus_mcp_index_last_reload_timestamp_seconds',
+    help: 'Unix time the last index build or reload finished, whatever its outcome.',
+    registers,
+  });
+  const indexLastReloadOk = new Gauge({
+    name: 'corpus_mcp_index_last_reload_success',
+    help: '1 when the last index build or reload succeeded, 0 when it failed.',
+    registers,
+  });
+  for (const outcome of ['ok', 'failed'] as const) indexReloads.inc({ outcome }, 0);
   const boot = new Gauge({
     name: 'corpus_mcp_boot_timestamp_seconds',
     help: 'Unix time the server booted.',
@@ -259,6 +292,12 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
       indexTerms.set(stats.terms);
       indexBuild.set(stats.buildSeconds);
       indexReady.set(1);
+    },
+    recordIndexReload({ outcome, finishedAt, generation }) {
+      indexReloads.inc({ outcome });
+      indexLastReload.set(finishedAt / 1000);
+      indexLastReloadOk.set(outcome === 'ok' ? 1 : 0);
+      indexGeneration.set(generation);
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

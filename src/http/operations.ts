@@ -6,6 +6,7 @@ import type { Server } from 'node:http';
 import { Hono } from 'hono';
 import type { MiddlewareHandler } from 'hono';
 import type { AppLogger, Logger } from '../logger.js';
+import type { IndexService, IndexStatus } from '../index-service/index-service.js';
 import type { IndexHolder } from '../mcp/index-holder.js';
 import type { McpEra, ToolCallEvent } from '../mcp/mcp-service.js';
 import type { SemanticService } from '../semantic/semantic-service.js';
@@ -38,6 +39,8 @@ export interface OperationsOptions {
   authRequired?: boolean;
   /** Embeddings state, exported as the corpus_mcp_semantic_state gauge. Default none (off). */
   semantic?: SemanticService;
+  /** The service that builds and reloads the index: its reloads feed the metrics and /readyz. Default none. */
+  indexService?: Pick<IndexService, 'status' | 'onReload'>;
 }
 
 /** The subset of createApp's options operations fills in. */
@@ -47,6 +50,7 @@ export interface OperationsAppOptions {
   beforeMcp: MiddlewareHandler[];
   routes: Hono;
   notReadyReason: () => string | undefined;
+  indexStatus: (() => IndexStatus) | undefined;
   onSessionEvent: (event: SessionEvent) => void;
   onToolCall: (event: ToolCallEvent) => void;
   onRequestEra: (era: McpEra) => void;
@@ -64,7 +68,7 @@ export interface Operations {
 }
 
 export function createOperations(options: OperationsOptions): Operations {
-  const { logger, publicUrl, index, drainTimeoutMs = 10_000, metricsGuard, authRequired = false } = options;
+  const { logger, publicUrl, index, drainTimeoutMs = 10_000, metricsGuard, authRequired = false, indexService } = options;
   const metrics = options.metrics ?? createMetrics();
   const { semantic } = options;
   if (semantic !== undefined) metrics.observeSemanticState(() => semantic.state.state);
@@ -74,6 +78,8 @@ export function createOperations(options: OperationsOptions): Operations {
     ({ index: built }) => metrics.setIndexStats(built.stats),
     () => {}, // a failed build is main's to report; the gauges stay at "not ready"
   );
+  index.onChange(({ index: swapped }) => metrics.setIndexStats(swapped.stats));
+  indexService?.onReload((reload) => metrics.recordIndexReload(reload));
 
   const routes = new Hono();
   routes.get('/', landingRoute({ publicUrl, authRequired, stats: () => index.current?.index.stats }));
@@ -104,6 +110,7 @@ export function createOperations(options: OperationsOptions): Operations {
       beforeMcp: [refuseNewSessionsWhileDraining({ isDraining: () => shutdown.draining })],
       routes,
       notReadyReason: () => (shutdown.draining ? 'the server is shutting down' : undefined),
+      indexStatus: indexService ? () => indexService.status() : undefined,
       onSessionEvent,
       onToolCall,
       onRequestEra: (era) => metrics.recordMcpRequest(era),

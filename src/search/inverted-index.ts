@@ -7,6 +7,27 @@ export interface ChunkTerms {
   heading: readonly string[];
 }
 
+interface InvertedIndexArrays {
+  idf: Float64Array;
+  postingStart: Uint32Array;
+  postingChunk: Uint32Array;
+  postingWeight: Float32Array;
+  maxWeight: Float32Array;
+  forwardStart: Uint32Array;
+  forwardTerm: Uint32Array;
+  forwardTf: Uint16Array;
+  bodyLength: Uint32Array;
+}
+
+interface InvertedIndexFields extends InvertedIndexArrays {
+  termIds: ReadonlyMap<string, number>;
+}
+
+/** An index taken apart: its terms in id order and its typed arrays (see the class comment). */
+export interface InvertedIndexParts extends InvertedIndexArrays {
+  terms: readonly string[];
+}
+
 /**
  * Posting lists in compressed-sparse-row form: the postings of term t are the entries
  * `postingStart[t] .. postingStart[t + 1]` of `postingChunk` (ascending chunk numbers) and
@@ -29,18 +50,7 @@ export class InvertedIndex {
   readonly bodyLength: Uint32Array;
   readonly #termIds: ReadonlyMap<string, number>;
 
-  private constructor(fields: {
-    termIds: ReadonlyMap<string, number>;
-    idf: Float64Array;
-    postingStart: Uint32Array;
-    postingChunk: Uint32Array;
-    postingWeight: Float32Array;
-    maxWeight: Float32Array;
-    forwardStart: Uint32Array;
-    forwardTerm: Uint32Array;
-    forwardTf: Uint16Array;
-    bodyLength: Uint32Array;
-  }) {
+  private constructor(fields: InvertedIndexFields) {
     this.#termIds = fields.termIds;
     this.idf = fields.idf;
     this.postingStart = fields.postingStart;
@@ -54,6 +64,47 @@ export class InvertedIndex {
     this.chunkCount = fields.bodyLength.length;
     this.termCount = fields.idf.length;
     Object.freeze(this);
+  }
+
+  /**
+   * Rebuilds an index from the arrays `parts()` returned (e.g. read back from a snapshot). The
+   * arrays are used as they are, not copied. Throws a RangeError when their lengths disagree.
+   */
+  static fromParts(parts: InvertedIndexParts): InvertedIndex {
+    const { terms, ...arrays } = parts;
+    const termCount = terms.length;
+    const chunkCount = arrays.bodyLength.length;
+    const postings = arrays.postingChunk.length;
+    const entries = arrays.forwardTerm.length;
+    const consistent =
+      arrays.idf.length === termCount &&
+      arrays.maxWeight.length === termCount &&
+      arrays.postingStart.length === termCount + 1 &&
+      arrays.postingStart[termCount] === postings &&
+      arrays.postingWeight.length === postings &&
+      arrays.forwardTf.length === entries &&
+      (arrays.forwardStart.length === 0 ? entries === 0 : arrays.forwardStart.length === chunkCount + 1 && arrays.forwardStart[chunkCount] === entries);
+    if (!consistent) throw new RangeError('inverted index parts have inconsistent lengths');
+    const termIds = new Map<string, number>();
+    for (let t = 0; t < termCount; t += 1) termIds.set(terms[t] as string, t);
+    if (termIds.size !== termCount) throw new RangeError('inverted index parts repeat a term');
+    return new InvertedIndex({ termIds, ...arrays });
+  }
+
+  /** Everything the index is made of, terms in id order; `fromParts` turns it back into an equal index. */
+  parts(): InvertedIndexParts {
+    return {
+      terms: [...this.#termIds.keys()],
+      idf: this.idf,
+      postingStart: this.postingStart,
+      postingChunk: this.postingChunk,
+      postingWeight: this.postingWeight,
+      maxWeight: this.maxWeight,
+      forwardStart: this.forwardStart,
+      forwardTerm: this.forwardTerm,
+      forwardTf: this.forwardTf,
+      bodyLength: this.bodyLength,
+    };
   }
 
   /** The id of `term`, or -1 when no chunk holds it. */

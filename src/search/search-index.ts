@@ -1,6 +1,6 @@
 import { compareSources, pageAt, type Document, type DocumentFormat, type PageSpan } from '../corpus/document.js';
 import { chunkText } from './chunker.js';
-import { InvertedIndex, type ChunkTerms } from './inverted-index.js';
+import { InvertedIndex, type ChunkTerms, type InvertedIndexParts } from './inverted-index.js';
 import { QueryScorer } from './query-scorer.js';
 import { SearchError } from './search-error.js';
 import { resolveSearchOptions, type ResolvedSearchOptions, type SearchIndexOptions } from './search-options.js';
@@ -92,6 +92,29 @@ interface DocumentRecord {
 }
 
 /**
+ * A search index taken apart into plain data: what a snapshot stores. `SearchIndex.fromParts` puts it
+ * back together without chunking or tokenizing anything.
+ */
+export interface SearchIndexParts {
+  options: ResolvedSearchOptions;
+  /** Sorted by source, each source once. `text` may be a getter that decodes on demand. */
+  documents: readonly Document[];
+  /** Document d owns chunks `firstChunk[d] .. firstChunk[d + 1]`; length documents + 1. */
+  firstChunk: Uint32Array;
+  /** Offsets of each chunk in its document's text. */
+  chunkStart: Uint32Array;
+  chunkEnd: Uint32Array;
+  /** Page of each chunk from 1; 0 for a document without pages. */
+  chunkPage: Uint32Array;
+  /** Distinct heading paths; chunk c is under `headings[chunkHeading[c]]`. */
+  headings: readonly string[];
+  chunkHeading: Uint32Array;
+  inverted: InvertedIndexParts;
+  /** Wall time of the original build, in seconds. */
+  buildSeconds: number;
+}
+
+/**
  * The immutable search index over a set of documents: chunked, tokenized and ranked with BM25F
  * plus pseudo-relevance feedback. Built once, then only read; one instance can serve every session.
  */
@@ -106,15 +129,41 @@ export class SearchIndex {
   readonly #list: readonly DocumentInfo[];
   /** Sources in index order, for binary search of a path prefix. */
   readonly #sources: readonly string[];
+  readonly #firstChunk: Uint32Array;
   readonly #chunkRecord: Uint32Array;
   readonly #chunkPage: Uint32Array;
   readonly #chunkStart: Uint32Array;
   readonly #chunkEnd: Uint32Array;
-  readonly #chunkHeading: readonly string[];
+  readonly #headings: readonly string[];
+  readonly #chunkHeading: Uint32Array;
 
-  private constructor(options: ResolvedSearchOptions, tokenizer: Tokenizer, records: DocumentRecord[], chunks: BuiltChunks, startedAt: number) {
-    this.options = options;
-    this.#tokenizer = tokenizer;
+  private constructor(parts: SearchIndexParts, index: InvertedIndex) {
+    const { documents, firstChunk, chunkStart, chunkEnd, chunkPage, headings, chunkHeading } = parts;
+    const chunkCount = chunkStart.length;
+    if (
+      firstChunk.length !== documents.length + 1 ||
+      firstChunk[documents.length] !== chunkCount ||
+      chunkEnd.length !== chunkCount ||
+      chunkPage.length !== chunkCount ||
+      chunkHeading.length !== chunkCount ||
+      index.chunkCount !== chunkCount
+    ) {
+      throw new RangeError('search index parts have inconsistent lengths');
+    }
+    this.options = parts.options;
+    this.#tokenizer = createTokenizer();
+    const records: DocumentRecord[] = new Array(documents.length);
+    const chunkRecord = new Uint32Array(chunkCount);
+    for (let d = 0; d < documents.length; d += 1) {
+      const first = firstChunk[d] as number;
+      const next = firstChunk[d + 1] as number;
+      if (next < first) throw new RangeError('search index parts have chunks out of order');
+      records[d] = { document: documents[d] as Document, firstChunk: first, chunkCount: next - first };
+      chunkRecord.fill(d, first, next);
+    }
+    for (let c = 0; c < chunkCount; c += 1) {
+      if ((chunkHeading[c] as number) >= headings.length) throw new RangeError('search index parts name a heading that does not exist');
+    }
     this.#records = Object.freeze(records);
     this.#recordBySource = new Map(records.map((r, i) => [r.document.source, i]));
     this.#sources = Object.freeze(records.map((r) => r.document.source));
@@ -123,18 +172,20 @@ export class SearchIndex {
         Object.freeze({ source: r.document.source, format: r.document.format, title: r.document.title, bytes: r.document.bytes, chunks: r.chunkCount }),
       ),
     );
-    this.#chunkRecord = chunks.record;
-    this.#chunkPage = chunks.page;
-    this.#chunkStart = chunks.start;
-    this.#chunkEnd = chunks.end;
-    this.#chunkHeading = Object.freeze(chunks.heading);
-    this.#index = InvertedIndex.build(chunks.terms, options, options.feedbackWeight > 0);
-    this.#scorer = new QueryScorer(this.#index, options);
+    this.#firstChunk = firstChunk;
+    this.#chunkRecord = chunkRecord;
+    this.#chunkPage = chunkPage;
+    this.#chunkStart = chunkStart;
+    this.#chunkEnd = chunkEnd;
+    this.#headings = Object.freeze([...headings]);
+    this.#chunkHeading = chunkHeading;
+    this.#index = index;
+    this.#scorer = new QueryScorer(this.#index, parts.options);
     this.stats = Object.freeze({
       documents: records.length,
       chunks: this.#index.chunkCount,
       terms: this.#index.termCount,
-      buildSeconds: (performance.now() - startedAt) / 1000,
+      buildSeconds: parts.buildSeconds,
     });
     Object.freeze(this);
   }
@@ -151,41 +202,81 @@ export class SearchIndex {
         throw new SearchError('duplicate_source', `document source "${String(source)}" appears more than once: each document needs its own path`);
       }
     }
-    const records: DocumentRecord[] = [];
-    const built: BuiltChunks = { record: new Uint32Array(0), page: new Uint32Array(0), start: new Uint32Array(0), end: new Uint32Array(0), heading: [], terms: [] };
-    const record: number[] = [];
+    const firstChunk = new Uint32Array(sorted.length + 1);
     const page: number[] = [];
     const start: number[] = [];
     const end: number[] = [];
-    for (const document of sorted) {
+    const headingIds = new Map<string, number>();
+    const chunkHeading: number[] = [];
+    const terms: ChunkTerms[] = [];
+    sorted.forEach((document, d) => {
+      firstChunk[d] = start.length;
       const titleTerms = tokenizer.terms(document.title);
       const titleKey = document.title.trim().toLowerCase();
       const spans = chunkText(document.text, document.bodyStart, document.sections, resolved);
-      records.push({ document, firstChunk: start.length, chunkCount: spans.length });
       let lastHeadings: readonly string[] | undefined;
-      let heading = '';
+      let headingId = 0;
       let headingTerms: readonly string[] = [];
       for (const span of spans) {
         if (span.headings !== lastHeadings) {
           lastHeadings = span.headings;
-          heading = span.headings.join(' › ');
+          const heading = span.headings.join(' › ');
+          let id = headingIds.get(heading);
+          if (id === undefined) headingIds.set(heading, (id = headingIds.size));
+          headingId = id;
           // The top heading usually repeats the title, which is already a field of its own.
           const own = span.headings[0]?.trim().toLowerCase() === titleKey ? span.headings.slice(1) : span.headings;
           headingTerms = tokenizer.terms(own.join(' '));
         }
-        record.push(records.length - 1);
         page.push(pageAt(document.pages, span.start) ?? 0);
         start.push(span.start);
         end.push(span.end);
-        built.heading.push(heading);
-        built.terms.push({ body: tokenizer.terms(document.text.slice(span.start, span.end)), title: titleTerms, heading: headingTerms });
+        chunkHeading.push(headingId);
+        terms.push({ body: tokenizer.terms(document.text.slice(span.start, span.end)), title: titleTerms, heading: headingTerms });
       }
-    }
-    built.record = Uint32Array.from(record);
-    built.page = Uint32Array.from(page);
-    built.start = Uint32Array.from(start);
-    built.end = Uint32Array.from(end);
-    return new SearchIndex(resolved, tokenizer, records, built, startedAt);
+    });
+    firstChunk[sorted.length] = start.length;
+    const index = InvertedIndex.build(terms, resolved, resolved.feedbackWeight > 0);
+    return new SearchIndex(
+      {
+        options: resolved,
+        documents: sorted,
+        firstChunk,
+        chunkStart: Uint32Array.from(start),
+        chunkEnd: Uint32Array.from(end),
+        chunkPage: Uint32Array.from(page),
+        headings: [...headingIds.keys()],
+        chunkHeading: Uint32Array.from(chunkHeading),
+        inverted: index.parts(),
+        buildSeconds: (performance.now() - startedAt) / 1000,
+      },
+      index,
+    );
+  }
+
+  /**
+   * Puts an index back together from `parts()` of another (e.g. read from a snapshot). Typed arrays
+   * are used as they are. `inverted`, when given, must be `InvertedIndex.fromParts(parts.inverted)`
+   * (a caller that built it already). Throws a RangeError when the parts do not fit together.
+   */
+  static fromParts(parts: SearchIndexParts, inverted: InvertedIndex = InvertedIndex.fromParts(parts.inverted)): SearchIndex {
+    return new SearchIndex(parts, inverted);
+  }
+
+  /** The index as plain data, for a snapshot; `fromParts` of it answers every query the same. */
+  parts(): SearchIndexParts {
+    return {
+      options: this.options,
+      documents: this.#records.map((r) => r.document),
+      firstChunk: this.#firstChunk,
+      chunkStart: this.#chunkStart,
+      chunkEnd: this.#chunkEnd,
+      chunkPage: this.#chunkPage,
+      headings: this.#headings,
+      chunkHeading: this.#chunkHeading,
+      inverted: this.#index.parts(),
+      buildSeconds: this.stats.buildSeconds,
+    };
   }
 
   /**
@@ -232,7 +323,7 @@ export class SearchIndex {
         new LazyHit(
           `${record.document.source}#${chunk - record.firstChunk}`,
           record.document,
-          this.#chunkHeading[chunk] as string,
+          this.#headings[this.#chunkHeading[chunk] as number] as string,
           scores[i] as number,
           start,
           end,
@@ -264,7 +355,7 @@ export class SearchIndex {
    */
   passage(chunk: number): string {
     const record = this.#records[this.#chunkRecord[chunk] as number] as DocumentRecord;
-    const heading = this.#chunkHeading[chunk] as string;
+    const heading = this.#headings[this.#chunkHeading[chunk] as number] as string;
     const text = record.document.text.slice(this.#chunkStart[chunk] as number, this.#chunkEnd[chunk] as number);
     return [record.document.title, heading, text].filter((part) => part !== '').join('\n\n');
   }
@@ -283,7 +374,7 @@ export class SearchIndex {
       chunkId: `${source}#${n}`,
       source,
       title: record.document.title,
-      heading: this.#chunkHeading[chunk] as string,
+      heading: this.#headings[this.#chunkHeading[chunk] as number] as string,
       text: record.document.text.slice(start, end),
       start,
       end,
@@ -333,16 +424,6 @@ export class SearchIndex {
   }
 }
 
-interface BuiltChunks {
-  record: Uint32Array;
-  /** Page of each chunk from 1; 0 for a document without pages. */
-  page: Uint32Array;
-  start: Uint32Array;
-  end: Uint32Array;
-  heading: string[];
-  terms: ChunkTerms[];
-}
-
 /** The query's terms, compiled for snippets when a snippet is first read and shared by all hits. */
 class QueryTerms {
   #snippetQuery: SnippetQuery | undefined;
@@ -371,7 +452,8 @@ class LazyHit implements SearchHit {
   readonly start: number;
   readonly end: number;
   declare readonly page?: number;
-  readonly #text: string;
+  /** Read only when the snippet is: a document restored from a snapshot decodes its text on demand. */
+  readonly #document: Document;
   readonly #tokenizer: Tokenizer;
   readonly #queryTerms: QueryTerms;
   #snippet: string | undefined;
@@ -396,13 +478,13 @@ class LazyHit implements SearchHit {
     this.end = end;
     // Set only for paginated documents, so a Markdown hit has no `page` key at all.
     if (page > 0) (this as { page?: number }).page = page;
-    this.#text = document.text;
+    this.#document = document;
     this.#tokenizer = tokenizer;
     this.#queryTerms = queryTerms;
   }
 
   get snippet(): string {
-    this.#snippet ??= makeSnippet(this.#tokenizer, this.#text, this.start, this.end, this.#queryTerms.snippetQuery());
+    this.#snippet ??= makeSnippet(this.#tokenizer, this.#document.text, this.start, this.end, this.#queryTerms.snippetQuery());
     return this.#snippet;
   }
 

@@ -2,6 +2,7 @@
 // otherwise); /readyz says it can answer tool calls, i.e. the index is built (a load balancer sends
 // traffic only then).
 import { Hono } from 'hono';
+import type { IndexStatus } from '../../index-service/index-service.js';
 import type { IndexHolder } from '../../mcp/index-holder.js';
 import type { SemanticService } from '../../semantic/semantic-service.js';
 
@@ -14,9 +15,11 @@ export interface HealthRoutesOptions {
    * so /readyz stays 200 with status "degraded" and the reason, for an operator rather than a load balancer.
    */
   semantic?: SemanticService;
+  /** Generation and last reload of the index; shown when given. */
+  indexStatus?: (() => IndexStatus) | undefined;
 }
 
-export function healthRoutes({ index, notReadyReason, semantic }: HealthRoutesOptions): Hono {
+export function healthRoutes({ index, notReadyReason, semantic, indexStatus }: HealthRoutesOptions): Hono {
   const routes = new Hono();
   routes.get('/healthz', (c) => c.json({ status: 'ok' }));
   routes.get('/readyz', (c) => {
@@ -26,7 +29,8 @@ export function healthRoutes({ index, notReadyReason, semantic }: HealthRoutesOp
     const served = index.current;
     if (!served) return c.json({ status: 'starting', reason: 'the index is being built' }, 503);
     const { documents, chunks } = served.index.stats;
-    const body = { status: 'ready', documents, chunks, skipped: served.skipped.length };
+    // A failed reload leaves the previous index serving: still ready (200), with the failure shown.
+    const body = { status: 'ready', documents, chunks, skipped: served.skipped.length, generation: served.generation, ...reloadFields(indexStatus?.()) };
     const state = semantic?.state;
     if (state === undefined || state.state === 'off') return c.json(body);
     if (state.state === 'degraded') {
@@ -35,4 +39,24 @@ export function healthRoutes({ index, notReadyReason, semantic }: HealthRoutesOp
     return c.json({ ...body, semantic: state });
   });
   return routes;
+}
+
+function reloadFields(status: IndexStatus | undefined): Record<string, unknown> {
+  if (status === undefined) return {};
+  const last = status.last;
+  return {
+    reloading: status.reloading,
+    ...(last === undefined
+      ? {}
+      : {
+          last_reload: {
+            trigger: last.trigger,
+            outcome: last.outcome,
+            at: new Date(last.finishedAt).toISOString(),
+            ...(last.origin ? { origin: last.origin } : {}),
+            // The code only: the full reason can name server paths, and this route is open. The log has it.
+            ...(last.outcome === 'failed' ? { error: last.code ?? 'build_failed' } : {}),
+          },
+        }),
+  };
 }

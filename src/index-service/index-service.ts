@@ -1,0 +1,183 @@
+// Owns "the current index": produces the first one at boot and the next one on every reload, each in
+// a worker thread, decodes it on the main thread in short steps, and swaps it into the holder in one
+// assignment. Tool calls read the holder once per call, so a call that started on generation n
+// finishes on it. A reload that fails leaves the serving index alone and is reported in `status`.
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Logger } from '../logger.js';
+import { decodeIndexSnapshotSteps } from '../search/index-snapshot.js';
+import type { SearchIndex } from '../search/search-index.js';
+import type { IndexJob, IndexJobResult, SnapshotMeta } from './index-job.js';
+import { runInWorker } from './run-in-worker.js';
+import type { SnapshotRefusalCode } from './snapshot-file.js';
+
+/** Where a new index goes: the holder in mcp/, seen only through what the service needs of it. */
+export interface IndexSink {
+  set(corpus: { index: SearchIndex; skipped: SnapshotMeta['skipped'] }): { generation: number };
+  fail(error: Error): void;
+}
+
+export type ReloadOutcome = 'ok' | 'failed';
+
+/** The newest reload (or the boot), for /readyz and the metrics. */
+export interface ReloadRecord {
+  /** What asked for it: 'boot', 'SIGHUP', 'watch', … */
+  trigger: string;
+  outcome: ReloadOutcome;
+  /** When it finished, ms since the epoch. */
+  finishedAt: number;
+  seconds: number;
+  /** 'snapshot' or 'build' when it succeeded. */
+  origin?: IndexJobResult['origin'];
+  /** Why it failed, or why the snapshot file was not used (may name paths: for the log, not for clients). */
+  reason?: string;
+  /** Why the snapshot file was not used, when one is configured and it was not. */
+  snapshotRefused?: SnapshotRefusalCode;
+  /** Machine-readable cause of a failure, e.g. the corpus loader's `no_documents`; 'build_failed' otherwise. */
+  code?: string;
+  /** The generation serving after it. */
+  generation: number;
+}
+
+export interface IndexStatus {
+  generation: number;
+  /** True while a build or reload is under way. */
+  reloading: boolean;
+  last: ReloadRecord | undefined;
+  /** Counts of finished reloads by outcome, boot included. */
+  counts: Record<ReloadOutcome, number>;
+}
+
+export interface IndexServiceOptions {
+  sink: IndexSink;
+  job: IndexJob;
+  logger: Logger;
+  /** Runs a job; default a fresh worker thread per job. */
+  run?: (job: IndexJob) => Promise<IndexJobResult>;
+}
+
+export class IndexService {
+  readonly #sink: IndexSink;
+  readonly #job: IndexJob;
+  readonly #logger: Logger;
+  readonly #run: (job: IndexJob) => Promise<IndexJobResult>;
+  #generation = 0;
+  #running: Promise<ReloadRecord> | undefined;
+  #queued: Promise<ReloadRecord> | undefined;
+  #last: ReloadRecord | undefined;
+  readonly #counts: Record<ReloadOutcome, number> = { ok: 0, failed: 0 };
+  readonly #listeners = new Set<(record: ReloadRecord) => void>();
+
+  constructor(options: IndexServiceOptions) {
+    this.#sink = options.sink;
+    this.#job = options.job;
+    this.#logger = options.logger;
+    this.#run = options.run ?? ((job) => runInWorker(job));
+  }
+
+  status(): IndexStatus {
+    return { generation: this.#generation, reloading: this.#running !== undefined, last: this.#last, counts: { ...this.#counts } };
+  }
+
+  /** Called after every finished reload, boot included. Listeners must not throw. */
+  onReload(listener: (record: ReloadRecord) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Produces the first index. When it fails the sink is failed too (tool calls get an error) and
+   * the returned promise rejects: the caller decides whether the process can go on.
+   */
+  async start(): Promise<ReloadRecord> {
+    const record = await this.reload('boot');
+    if (record.outcome === 'failed') {
+      const error = new Error(record.reason ?? 'the index could not be built');
+      this.#sink.fail(error);
+      throw error;
+    }
+    return record;
+  }
+
+  /**
+   * Builds the next index and swaps it in. While one reload runs, further requests are folded into
+   * a single follow-up run that starts when it ends (changes made meanwhile are then picked up).
+   * Never rejects: the outcome is in the record.
+   */
+  reload(trigger: string): Promise<ReloadRecord> {
+    if (this.#running === undefined) {
+      this.#running = this.#reloadOnce(trigger).finally(() => {
+        this.#running = undefined;
+      });
+      return this.#running;
+    }
+    this.#queued ??= this.#running.then(() => {
+      this.#queued = undefined;
+      return this.reload(trigger);
+    });
+    return this.#queued;
+  }
+
+  async #reloadOnce(trigger: string): Promise<ReloadRecord> {
+    const started = performance.now();
+    let record: ReloadRecord;
+    try {
+      const result = await this.#run(this.#job);
+      const decodeStarted = performance.now();
+      const { index, header } = await decodeYielding(result.bytes);
+      const meta = (header.meta ?? { skipped: [], warnings: [] }) as SnapshotMeta;
+      const { generation } = this.#sink.set({ index, skipped: meta.skipped });
+      this.#generation = generation;
+      const timings = { ...result.timings, decodeMs: Math.round(performance.now() - decodeStarted) };
+      if (result.refused !== undefined && result.refused.code !== 'missing') {
+        this.#logger.warn({ snapshot_refused: result.refused.code, reason: result.refused.reason }, 'index snapshot not used; rebuilt from the corpus');
+      }
+      if (result.writeError !== undefined) this.#logger.warn({ reason: result.writeError }, 'index snapshot not written; serving the build anyway');
+      if (trigger === 'boot') for (const warning of meta.warnings) this.#logger.warn({ path: warning.path }, warning.message);
+      record = {
+        trigger,
+        outcome: 'ok',
+        finishedAt: Date.now(),
+        seconds: (performance.now() - started) / 1000,
+        origin: result.origin,
+        ...(result.refused ? { reason: result.refused.reason, snapshotRefused: result.refused.code } : {}),
+        generation,
+      };
+      this.#logger.info(
+        { trigger, generation, origin: result.origin, seconds: round(record.seconds), ...index.stats, skipped: meta.skipped.length, timings_ms: timings },
+        trigger === 'boot' ? 'index built; ready' : 'index reloaded',
+      );
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const code = (error as { code?: unknown }).code;
+      record = {
+        trigger,
+        outcome: 'failed',
+        finishedAt: Date.now(),
+        seconds: (performance.now() - started) / 1000,
+        reason,
+        code: typeof code === 'string' ? code : 'build_failed',
+        generation: this.#generation,
+      };
+      this.#logger.error(
+        { trigger, generation: this.#generation, reason, code: record.code },
+        this.#generation > 0 ? 'index reload failed; the previous index keeps serving' : 'index build failed',
+      );
+    }
+    this.#last = record;
+    this.#counts[record.outcome] += 1;
+    for (const listener of this.#listeners) listener(record);
+    return record;
+  }
+}
+
+/** Decodes on this thread, yielding to the event loop between steps so requests keep flowing. */
+async function decodeYielding(bytes: Uint8Array) {
+  const steps = decodeIndexSnapshotSteps(bytes);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await nextTurn();
+  }
+}
+
+const round = (seconds: number): number => Math.round(seconds * 1000) / 1000;

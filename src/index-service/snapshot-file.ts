@@ -1,0 +1,85 @@
+// Snapshot files: the encoded index (src/search/index-snapshot.ts) followed by a SHA-256 of it, so a
+// file cut short, or changed by a disk or a hand, is recognised before anything in it is trusted.
+// Written to a temporary file beside the target and renamed over it, so a reader never sees half a
+// file and a crash mid-write leaves the previous snapshot in place.
+import { createHash } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { threadId } from 'node:worker_threads';
+import { readSnapshotHeader, SnapshotError } from '../search/index-snapshot.js';
+import type { SnapshotHeader } from '../search/index-snapshot.js';
+
+const DIGEST_BYTES = 32;
+
+/** Why a snapshot file was not used; each is logged with its reason and the index is rebuilt. */
+export type SnapshotRefusalCode =
+  | 'missing'
+  | 'unreadable'
+  | 'not_a_snapshot'
+  | 'truncated'
+  | 'corrupt'
+  | 'foreign_version'
+  | 'options_changed'
+  | 'corpus_changed';
+
+export class SnapshotRefusal extends Error {
+  readonly code: SnapshotRefusalCode;
+
+  constructor(code: SnapshotRefusalCode, message: string) {
+    super(message);
+    this.name = 'SnapshotRefusal';
+    this.code = code;
+  }
+}
+
+/** Writes `bytes` and their digest to `path` atomically (temporary file, fsync, rename). */
+export function writeSnapshotFile(path: string, bytes: Uint8Array): void {
+  const temporary = `${path}.${process.pid}-${threadId}.tmp`;
+  const digest = createHash('sha256').update(bytes).digest();
+  try {
+    const fd = openSync(temporary, 'w', 0o644);
+    try {
+      writeSync(fd, bytes);
+      writeSync(fd, digest);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Reads the snapshot at `path` and checks that it is whole and intact: magic, layout, length,
+ * digest. Returns the encoded index (without the digest) and its header. Throws a `SnapshotRefusal`.
+ * Whether it matches the corpus, options and engine is for the caller to check against the header.
+ */
+export function readSnapshotFile(path: string): { bytes: Uint8Array; header: SnapshotHeader } {
+  let file: Buffer;
+  try {
+    file = readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new SnapshotRefusal('missing', `no snapshot at ${path} yet`);
+    throw new SnapshotRefusal('unreadable', `snapshot ${path} cannot be read (${code ?? String(error)})`);
+  }
+  let header: SnapshotHeader;
+  try {
+    header = readSnapshotHeader(file);
+  } catch (error) {
+    if (!(error instanceof SnapshotError)) throw error;
+    const code = error.code === 'foreign_layout' ? 'foreign_version' : error.code === 'truncated' ? 'truncated' : error.code === 'malformed' ? 'corrupt' : 'not_a_snapshot';
+    throw new SnapshotRefusal(code, `snapshot ${path}: ${error.message}`);
+  }
+  const expected = header.totalBytes + DIGEST_BYTES;
+  if (file.length < expected) throw new SnapshotRefusal('truncated', `snapshot ${path} is truncated: ${file.length} bytes of ${expected}`);
+  if (file.length > expected) throw new SnapshotRefusal('corrupt', `snapshot ${path} has ${file.length - expected} bytes past its end`);
+  const bytes = file.subarray(0, header.totalBytes);
+  const digest = createHash('sha256').update(bytes).digest();
+  if (!digest.equals(file.subarray(header.totalBytes))) {
+    throw new SnapshotRefusal('corrupt', `snapshot ${path} fails its checksum (SHA-256): the file was damaged or edited`);
+  }
+  return { bytes, header };
+}

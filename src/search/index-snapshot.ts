@@ -1,0 +1,349 @@
+// A search index as bytes and back, so a server can boot without chunking or tokenizing anything,
+// and a worker thread can hand its finished index to the main thread as one transferable buffer.
+// Pure: no I/O; the caller reads and writes files and checks integrity (see src/index-service/).
+//
+// Layout, every section 8-byte aligned so typed arrays view the buffer without copying:
+//
+//   0   8 bytes  magic "CORPUSIX"
+//   8   u32 LE   layout version (SNAPSHOT_LAYOUT)
+//   12  u32 LE   header length H in bytes
+//   16  f64 LE   total length of the snapshot in bytes (a shorter input is truncated)
+//   24  H bytes  header: UTF-8 JSON, see SnapshotHeader
+//   …            sections, in the order and at the offsets the header lists
+//
+// Documents are stored generically: each document record minus its text as JSON, whatever fields it
+// has, so fields added to Document travel without a layout change. Texts are one UTF-8 blob and are
+// decoded per document when read, so a restored index holds them once, outside the JS heap.
+// Sections the decoder does not know are skipped, which leaves room for optional data (e.g. vectors).
+import type { Document } from '../corpus/document.js';
+import { InvertedIndex, type InvertedIndexParts } from './inverted-index.js';
+import { SearchIndex, type SearchIndexParts } from './search-index.js';
+import { resolveSearchOptions } from './search-options.js';
+
+/** Bumped whenever the byte layout changes; a snapshot of another layout is refused. */
+export const SNAPSHOT_LAYOUT = 1;
+const MAGIC = 'CORPUSIX';
+const PREAMBLE_BYTES = 24;
+
+/** Why bytes are not a snapshot this code can read. */
+export type SnapshotErrorCode = 'not_a_snapshot' | 'foreign_layout' | 'truncated' | 'malformed';
+
+export class SnapshotError extends Error {
+  readonly code: SnapshotErrorCode;
+
+  constructor(code: SnapshotErrorCode, message: string) {
+    super(message);
+    this.name = 'SnapshotError';
+    this.code = code;
+  }
+}
+
+type SectionType = 'u8' | 'u16' | 'u32' | 'f32' | 'f64';
+
+/** Where one section sits: `byteLength` bytes at `offset` from the start of the snapshot. */
+export interface SnapshotSection {
+  name: string;
+  type: SectionType;
+  offset: number;
+  byteLength: number;
+}
+
+/** The JSON header. `meta` is the caller's (e.g. the corpus manifest); the codec only carries it. */
+export interface SnapshotHeader {
+  layout: number;
+  /** Whatever version string the caller passed; compared by the caller. */
+  engine: string;
+  totalBytes: number;
+  options: SearchIndexParts['options'];
+  buildSeconds: number;
+  documents: number;
+  chunks: number;
+  terms: number;
+  sections: SnapshotSection[];
+  meta: unknown;
+}
+
+export interface EncodeOptions {
+  /** Identifies the code that built the index; stored in the header. */
+  engine: string;
+  /** Any JSON value, stored in the header as is (the manifest the caller checks on load). */
+  meta?: unknown;
+  /** Optional extra sections (raw bytes), kept by name; decoders that do not know them skip them. */
+  extra?: Readonly<Record<string, Uint8Array>>;
+}
+
+const ARRAY_TYPES = {
+  u8: Uint8Array,
+  u16: Uint16Array,
+  u32: Uint32Array,
+  f32: Float32Array,
+  f64: Float64Array,
+} as const;
+
+const align8 = (n: number): number => (n + 7) & ~7;
+
+/** The index, its documents and `meta` as one self-describing byte array. */
+export function encodeIndexSnapshot(index: SearchIndex, options: EncodeOptions): Uint8Array {
+  const parts = index.parts();
+  const encoder = new TextEncoder();
+  const texts = parts.documents.map((d) => encoder.encode(d.text));
+  const textOffsets = new Float64Array(texts.length + 1);
+  for (let d = 0; d < texts.length; d += 1) textOffsets[d + 1] = (textOffsets[d] as number) + (texts[d] as Uint8Array).length;
+  const records = parts.documents.map((document) => {
+    const { text: _text, ...record } = document;
+    return record;
+  });
+  const inv = parts.inverted;
+  const payload: Array<[string, SectionType, ArrayBufferView]> = [
+    ['documents', 'u8', encoder.encode(JSON.stringify(records))],
+    ['headings', 'u8', encoder.encode(JSON.stringify(parts.headings))],
+    ['terms', 'u8', encoder.encode(JSON.stringify(inv.terms))],
+    ['firstChunk', 'u32', parts.firstChunk],
+    ['chunkStart', 'u32', parts.chunkStart],
+    ['chunkEnd', 'u32', parts.chunkEnd],
+    ['chunkPage', 'u32', parts.chunkPage],
+    ['chunkHeading', 'u32', parts.chunkHeading],
+    ['textOffsets', 'f64', textOffsets],
+    ['idf', 'f64', inv.idf],
+    ['postingStart', 'u32', inv.postingStart],
+    ['postingChunk', 'u32', inv.postingChunk],
+    ['postingWeight', 'f32', inv.postingWeight],
+    ['maxWeight', 'f32', inv.maxWeight],
+    ['forwardStart', 'u32', inv.forwardStart],
+    ['forwardTerm', 'u32', inv.forwardTerm],
+    ['forwardTf', 'u16', inv.forwardTf],
+    ['bodyLength', 'u32', inv.bodyLength],
+  ];
+  for (const [name, bytes] of Object.entries(options.extra ?? {})) {
+    if (payload.some(([known]) => known === name) || name === 'text') throw new RangeError(`extra snapshot section "${name}" clashes with a built-in one`);
+    payload.push([name, 'u8', bytes]);
+  }
+  const textBytes = textOffsets[texts.length] as number;
+
+  // The header holds the offsets, and its length moves them; lay out twice with a padded length.
+  const sections: SnapshotSection[] = [];
+  const header: SnapshotHeader = {
+    layout: SNAPSHOT_LAYOUT,
+    engine: options.engine,
+    totalBytes: 0,
+    options: parts.options,
+    buildSeconds: parts.buildSeconds,
+    documents: parts.documents.length,
+    chunks: parts.chunkStart.length,
+    terms: inv.terms.length,
+    sections,
+    meta: options.meta ?? null,
+  };
+  const layOut = (headerBytes: number): number => {
+    sections.length = 0;
+    let at = align8(PREAMBLE_BYTES + headerBytes);
+    for (const [name, type, view] of payload) {
+      sections.push({ name, type, offset: at, byteLength: view.byteLength });
+      at = align8(at + view.byteLength);
+    }
+    sections.push({ name: 'text', type: 'u8', offset: at, byteLength: textBytes });
+    return align8(at + textBytes);
+  };
+  let headerBytes = 0;
+  let json = '';
+  for (;;) {
+    header.totalBytes = layOut(headerBytes);
+    json = JSON.stringify(header);
+    const needed = encoder.encode(json).length;
+    if (needed <= headerBytes) break;
+    headerBytes = needed + 64;
+  }
+
+  const out = new Uint8Array(header.totalBytes);
+  const view = new DataView(out.buffer);
+  out.set(encoder.encode(MAGIC), 0);
+  view.setUint32(8, SNAPSHOT_LAYOUT, true);
+  view.setUint32(12, headerBytes, true);
+  view.setFloat64(16, header.totalBytes, true);
+  out.fill(0x20, PREAMBLE_BYTES, PREAMBLE_BYTES + headerBytes); // JSON tolerates trailing spaces
+  out.set(encoder.encode(json), PREAMBLE_BYTES);
+  payload.forEach(([, , data], i) => {
+    out.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), (sections[i] as SnapshotSection).offset);
+  });
+  let at = (sections[sections.length - 1] as SnapshotSection).offset;
+  for (const text of texts) {
+    out.set(text, at);
+    at += text.length;
+  }
+  return out;
+}
+
+/**
+ * The header of a snapshot, after checking the magic, the layout version and that the input is as
+ * long as the header says. Cheap: reads only the first bytes. Throws a `SnapshotError`.
+ */
+export function readSnapshotHeader(bytes: Uint8Array): SnapshotHeader {
+  if (bytes.length < PREAMBLE_BYTES || new TextDecoder().decode(bytes.subarray(0, 8)) !== MAGIC) {
+    throw new SnapshotError('not_a_snapshot', 'not an index snapshot (no CORPUSIX magic at the start)');
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const layout = view.getUint32(8, true);
+  if (layout !== SNAPSHOT_LAYOUT) {
+    throw new SnapshotError('foreign_layout', `snapshot layout ${layout} is not the layout this version reads (${SNAPSHOT_LAYOUT})`);
+  }
+  const headerBytes = view.getUint32(12, true);
+  const totalBytes = view.getFloat64(16, true);
+  if (bytes.length < totalBytes || bytes.length < PREAMBLE_BYTES + headerBytes) {
+    throw new SnapshotError('truncated', `snapshot is truncated: ${bytes.length} bytes of ${totalBytes}`);
+  }
+  let header: SnapshotHeader;
+  try {
+    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(PREAMBLE_BYTES, PREAMBLE_BYTES + headerBytes))) as SnapshotHeader;
+  } catch {
+    throw new SnapshotError('malformed', 'snapshot header is not valid JSON');
+  }
+  if (header.totalBytes !== totalBytes || !Array.isArray(header.sections)) throw new SnapshotError('malformed', 'snapshot header disagrees with its preamble');
+  for (const s of header.sections) {
+    if (!(s.type in ARRAY_TYPES) || s.offset % 8 !== 0 || s.offset + s.byteLength > totalBytes || s.byteLength % ARRAY_TYPES[s.type].BYTES_PER_ELEMENT !== 0) {
+      throw new SnapshotError('malformed', `snapshot section "${String(s.name)}" lies outside the snapshot or is misaligned`);
+    }
+  }
+  return header;
+}
+
+/** The raw bytes of section `name`, or undefined when the snapshot has none (optional sections). */
+export function snapshotSection(bytes: Uint8Array, header: SnapshotHeader, name: string): Uint8Array | undefined {
+  const section = header.sections.find((s) => s.name === name);
+  return section === undefined ? undefined : bytes.subarray(section.offset, section.offset + section.byteLength);
+}
+
+/**
+ * The index stored in `bytes`. Typed arrays are views into `bytes` (copied once if `bytes` is not
+ * 8-byte aligned), so the caller must not modify them afterwards. Throws a `SnapshotError` when the
+ * bytes are not a readable snapshot; integrity (checksum) is the caller's to check first.
+ */
+export function decodeIndexSnapshot(input: Uint8Array): DecodedSnapshot {
+  const steps = decodeIndexSnapshotSteps(input);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+export interface DecodedSnapshot {
+  index: SearchIndex;
+  header: SnapshotHeader;
+}
+
+/**
+ * `decodeIndexSnapshot` cut into steps of a few tens of milliseconds each on a large corpus: the
+ * caller may yield to its event loop at every `yield`, so a server decoding a new index keeps
+ * answering. Returns the same result.
+ */
+export function* decodeIndexSnapshotSteps(input: Uint8Array): Generator<void, DecodedSnapshot, void> {
+  const header = readSnapshotHeader(input);
+  const bytes = input.byteOffset % 8 === 0 ? input : input.slice();
+  const sectionOf = (name: string): SnapshotSection => {
+    const section = header.sections.find((s) => s.name === name);
+    if (section === undefined) throw new SnapshotError('malformed', `snapshot has no "${name}" section`);
+    return section;
+  };
+  const array = <T extends SectionType>(name: string, type: T): InstanceType<(typeof ARRAY_TYPES)[T]> => {
+    const section = sectionOf(name);
+    if (section.type !== type) throw new SnapshotError('malformed', `snapshot section "${name}" is ${section.type}, expected ${type}`);
+    const Type = ARRAY_TYPES[type];
+    return new Type(bytes.buffer as ArrayBuffer, bytes.byteOffset + section.offset, section.byteLength / Type.BYTES_PER_ELEMENT) as InstanceType<(typeof ARRAY_TYPES)[T]>;
+  };
+  const json = <T>(name: string): T => {
+    try {
+      return JSON.parse(new TextDecoder().decode(array(name, 'u8'))) as T;
+    } catch (error) {
+      if (error instanceof SnapshotError) throw error;
+      throw new SnapshotError('malformed', `snapshot section "${name}" is not valid JSON`);
+    }
+  };
+
+  const records = json<Array<Omit<Document, 'text'>>>('documents');
+  const textOffsets = array('textOffsets', 'f64');
+  const text = array('text', 'u8');
+  if (!Array.isArray(records) || textOffsets.length !== records.length + 1 || textOffsets[records.length] !== text.length) {
+    throw new SnapshotError('malformed', 'snapshot documents and texts do not line up');
+  }
+  yield;
+  const texts = new TextStore(text, textOffsets);
+  const documents = records.map((record, d) => withLazyText(record, texts, d));
+  yield;
+  const inverted: InvertedIndexParts = {
+    terms: json<string[]>('terms'),
+    idf: array('idf', 'f64'),
+    postingStart: array('postingStart', 'u32'),
+    postingChunk: array('postingChunk', 'u32'),
+    postingWeight: array('postingWeight', 'f32'),
+    maxWeight: array('maxWeight', 'f32'),
+    forwardStart: array('forwardStart', 'u32'),
+    forwardTerm: array('forwardTerm', 'u32'),
+    forwardTf: array('forwardTf', 'u16'),
+    bodyLength: array('bodyLength', 'u32'),
+  };
+  let invertedIndex: InvertedIndex;
+  try {
+    invertedIndex = InvertedIndex.fromParts(inverted);
+  } catch (error) {
+    throw new SnapshotError('malformed', `snapshot does not describe a consistent index (${error instanceof Error ? error.message : String(error)})`);
+  }
+  yield;
+  try {
+    const index = SearchIndex.fromParts({
+      options: resolveSearchOptions(header.options),
+      documents,
+      firstChunk: array('firstChunk', 'u32'),
+      chunkStart: array('chunkStart', 'u32'),
+      chunkEnd: array('chunkEnd', 'u32'),
+      chunkPage: array('chunkPage', 'u32'),
+      headings: json<string[]>('headings'),
+      chunkHeading: array('chunkHeading', 'u32'),
+      inverted,
+      buildSeconds: header.buildSeconds,
+    }, invertedIndex);
+    return { index, header };
+  } catch (error) {
+    if (error instanceof SnapshotError) throw error;
+    throw new SnapshotError('malformed', `snapshot does not describe a consistent index (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+/** A document whose `text` is decoded from the blob when read (and briefly cached). */
+function withLazyText(record: Omit<Document, 'text'>, texts: TextStore, d: number): Document {
+  return Object.defineProperty(record, 'text', { get: () => texts.text(d), enumerable: true, configurable: false }) as Document;
+}
+
+/**
+ * Document texts as one UTF-8 blob, decoded on demand. A handful of recently read texts are kept,
+ * because a search reads the same few documents several times (ranking, snippets, get_chunk next).
+ */
+class TextStore {
+  readonly #blob: Uint8Array;
+  readonly #offsets: Float64Array;
+  readonly #decoder = new TextDecoder();
+  readonly #recent = new Map<number, string>();
+  #recentChars = 0;
+
+  constructor(blob: Uint8Array, offsets: Float64Array) {
+    this.#blob = blob;
+    this.#offsets = offsets;
+  }
+
+  text(d: number): string {
+    const cached = this.#recent.get(d);
+    if (cached !== undefined) return cached;
+    const text = this.#decoder.decode(this.#blob.subarray(this.#offsets[d] as number, this.#offsets[d + 1] as number));
+    if (text.length > RECENT_CHARS / 4) return text;
+    while (this.#recent.size >= RECENT_TEXTS || this.#recentChars + text.length > RECENT_CHARS) {
+      const [oldest, dropped] = this.#recent.entries().next().value as [number, string];
+      this.#recent.delete(oldest);
+      this.#recentChars -= dropped.length;
+    }
+    this.#recent.set(d, text);
+    this.#recentChars += text.length;
+    return text;
+  }
+}
+
+/** Texts kept decoded, at most this many and this many characters together (a larger one is not kept). */
+const RECENT_TEXTS = 32;
+const RECENT_CHARS = 4_000_000;
