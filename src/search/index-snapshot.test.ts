@@ -1,27 +1,42 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Document } from '../corpus/document.js';
+import { markdownSections } from '../corpus/extract/markdown.js';
 import { decodeIndexSnapshot, encodeIndexSnapshot, readSnapshotHeader, SNAPSHOT_LAYOUT, snapshotSection } from './index-snapshot.js';
 import { SearchIndex } from './search-index.js';
 import type { SearchIndexOptions } from './search-index.js';
 
-const doc = (source: string, text: string, title = source, extra: Record<string, unknown> = {}): Document =>
-  ({ source, title, text, bodyStart: 0, bytes: Buffer.byteLength(text), ...extra }) as Document;
+const doc = (source: string, text: string, title = source, extra: Partial<Document> = {}): Document => ({
+  source,
+  format: 'markdown',
+  title,
+  text,
+  bodyStart: 0,
+  bytes: Buffer.byteLength(text),
+  sections: markdownSections(text, 0),
+  ...extra,
+});
 
 const paragraph = (topic: string, n: number) =>
   `Paragraph ${n} about ${topic}: the keeper logs the weather, trims the wick and polishes the lens.\n\n`;
 
 const DOCS: Document[] = [
-  doc('guides/deploy.md', '# Deploy\n\n## Fly.io\n\nRun fly launch to deploy the server.\n\n## Render\n\nUse a render.yaml blueprint.', 'Deploy', {
-    format: 'markdown',
-    sections: [{ level: 1, title: 'Deploy', start: 0 }],
-  }),
+  doc('guides/deploy.md', '# Deploy\n\n## Fly.io\n\nRun fly launch to deploy the server.\n\n## Render\n\nUse a render.yaml blueprint.', 'Deploy'),
   doc('lighthouse.md', `# Lighthouse\n\n${Array.from({ length: 30 }, (_, i) => `## Duty ${i}\n\n${paragraph('duties', i)}`).join('')}`, 'Lighthouse'),
-  doc('notes/emoji-😀.txt', 'Unicode notes: café, naïve, 東京, and an emoji 😀 in the middle of the text.', 'Emoji', { pages: [[0, 10]] }),
+  doc('notes/emoji-😀.txt', 'Unicode notes: café, naïve, 東京, and an emoji 😀 in the middle of the text.', 'Emoji', { format: 'text', sections: [] }),
+  // A paginated document: pages travel through the snapshot and hits keep their page numbers.
+  doc('papers/tides.pdf', `Tide tables page one. ${paragraph('tides', 1)}Second page about the harbour master and storm surge.`, 'Tides', {
+    format: 'pdf',
+    sections: [],
+    pages: [
+      { start: 0, end: 110 },
+      { start: 110, end: 162 },
+    ],
+  }),
   doc('notes/weather.md', 'Storm warnings are raised with flags and a bell when the barometer falls quickly.', 'Weather'),
 ];
 
-const QUERIES = ['deploy server', 'lighthouse keeper weather', 'café 東京', '😀', 'barometer storm', 'lens wick duty 7', 'nothing-matches-this'];
+const QUERIES = ['harbour master storm surge', 'deploy server', 'lighthouse keeper weather', 'café 東京', '😀', 'barometer storm', 'lens wick duty 7', 'nothing-matches-this'];
 
 /** Everything a caller can observe of a search, snippets included. */
 const observe = (index: SearchIndex, query: string, pathPrefix?: string) =>
@@ -46,9 +61,11 @@ describe('index snapshot', () => {
       expect(restored.options).toEqual(built.options);
     });
 
-    it('serves the same chunks, documents and listing', () => {
-      const built = SearchIndex.build(DOCS);
+    it('serves the same chunks, documents and listing, pages included', () => {
+      const built = SearchIndex.build(DOCS, { chunkWords: 20, overlapWords: 5 });
       const { index: restored } = roundTrip(built);
+      expect(restored.search('storm surge').find((hit) => hit.source === 'papers/tides.pdf')?.page).toBeGreaterThanOrEqual(1);
+      expect(restored.getDocument('papers/tides.pdf')?.pages).toHaveLength(2);
       expect(restored.listDocuments()).toEqual(built.listDocuments());
       for (const { source, chunks } of built.listDocuments()) {
         expect(restored.getDocument(source)).toEqual(built.getDocument(source));
