@@ -37,7 +37,11 @@ COPY --from=build /app/dist ./dist
 COPY corpus ./corpus
 ENV HOST=0.0.0.0 \
     PORT=8080 \
-    CORPUS_DIR=/app/corpus
+    CORPUS_DIR=/app/corpus \
+    AUTH_DATA_DIR=/data
+# The team sign-in store (LOGIN_PROVIDER): mount a volume here (docker run -v corpus-auth:/data) so
+# sign-ins survive a new container; the folder belongs to the node user, and so does a fresh volume.
+RUN mkdir -p /data && chown node:node /data
 # The node image's unprivileged user; the app and corpus stay root-owned, hence read-only to it.
 USER node
 EXPOSE 8080

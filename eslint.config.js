@@ -34,7 +34,7 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/main.ts'],
+    ignores: ['src/main.ts', 'src/auth-tool.ts'],
     rules: { 'no-console': 'error' },
   },
   {

@@ -162,6 +162,39 @@ export interface AuthConfig {
   allowHttpPublicUrl: boolean;
   /** METRICS_TOKEN: when set (≥ 32 characters), /metrics requires it as a bearer token. Default none (open). */
   metricsToken: string | undefined;
+  /** The built-in authorization server with upstream login, present when LOGIN_PROVIDER is set. */
+  login: LoginConfig | undefined;
+}
+
+/**
+ * The built-in authorization server (LOGIN_PROVIDER): this server becomes the OAuth issuer Claude talks
+ * to (issuer = PUBLIC_URL) and delegates the sign-in itself to the team's identity provider.
+ */
+export interface LoginConfig {
+  /** LOGIN_PROVIDER: `oidc` (Google, Entra ID, Okta, Keycloak, Auth0…) or `github`. */
+  provider: 'oidc' | 'github';
+  /** LOGIN_OIDC_ISSUER, for `oidc`: https, or http on a loopback host. */
+  oidcIssuer: string | undefined;
+  /** LOGIN_CLIENT_ID / LOGIN_CLIENT_SECRET: the app registered upstream with callback PUBLIC_URL/oauth/callback. */
+  clientId: string;
+  clientSecret: string;
+  /** LOGIN_GITHUB_URL (default https://github.com) and LOGIN_GITHUB_API_URL (default https://api.github.com), for GitHub Enterprise Server. */
+  githubUrl: string;
+  githubApiUrl: string;
+  /** ALLOWED_EMAILS, ALLOWED_EMAIL_DOMAINS, ALLOWED_GITHUB_ORGS: comma-separated; verified emails only. */
+  allowedEmails: string[];
+  allowedEmailDomains: string[];
+  allowedGithubOrgs: string[];
+  /** ALLOW_ANY_LOGIN: admit anyone the upstream provider signs in with a verified email. Default false. */
+  allowAnyLogin: boolean;
+  /** AUTH_SECRET (≥ 32 characters): signing and cookie keys derive from it. */
+  secret: string;
+  /** AUTH_DATA_DIR: folder of the embedded store. Default ./data. */
+  dataDir: string;
+  /** ACCESS_TOKEN_TTL: seconds, 60–86400. Default 3600. */
+  accessTokenTtlSeconds: number;
+  /** REFRESH_TOKEN_TTL: seconds from sign-in (absolute, rotation does not extend it), 3600–31536000. Default 2592000 (30 days). */
+  refreshTokenTtlSeconds: number;
 }
 
 /** Thrown by `loadConfig`; `problems` has one line per bad variable. */
@@ -320,6 +353,124 @@ function secretProblems(env: Readonly<Record<string, string | undefined>>): stri
   return problems;
 }
 
+const LOGIN_PROVIDERS = ['oidc', 'github'] as const;
+const MIN_AUTH_SECRET_CHARS = 32;
+/** AUTH_DATA_DIR's default: the embedded store's folder, relative to the working directory. */
+const DEFAULT_AUTH_DATA_DIR = './data';
+
+/** AUTH_DATA_DIR alone, for the operator tool (`npm run auth`), which needs no other setting. */
+export function loadAuthDataDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  return env.AUTH_DATA_DIR?.trim() || DEFAULT_AUTH_DATA_DIR;
+}
+
+const loginSchema = z.object({
+  LOGIN_PROVIDER: z.preprocess(
+    (v) => (typeof blankToUndefined(v) === 'string' ? String(v).trim().toLowerCase() : undefined),
+    z.enum(LOGIN_PROVIDERS, { error: `must be one of ${LOGIN_PROVIDERS.join(', ')}` }).optional(),
+  ),
+  LOGIN_OIDC_ISSUER: url,
+  LOGIN_CLIENT_ID: text,
+  LOGIN_GITHUB_URL: url,
+  LOGIN_GITHUB_API_URL: url,
+  ALLOWED_EMAILS: text,
+  ALLOWED_EMAIL_DOMAINS: text,
+  ALLOWED_GITHUB_ORGS: text,
+  ALLOW_ANY_LOGIN: boolean,
+  AUTH_DATA_DIR: text,
+  ACCESS_TOKEN_TTL: integer(60, 86_400),
+  REFRESH_TOKEN_TTL: integer(3600, 365 * 86_400),
+});
+
+/**
+ * LOGIN_PROVIDER and its companions. Secrets (LOGIN_CLIENT_SECRET, AUTH_SECRET) are checked by hand so
+ * that no message quotes them.
+ */
+function readLogin(env: Readonly<Record<string, string | undefined>>): { login: LoginConfig | undefined; problems: string[] } {
+  const problems: string[] = [];
+  const parsed = loginSchema.safeParse(env);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const name = String(issue.path[0] ?? '?');
+      problems.push(`${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`);
+    }
+    return { login: undefined, problems };
+  }
+  const l = parsed.data;
+  const clientSecret = env.LOGIN_CLIENT_SECRET?.trim() || undefined;
+  const secret = env.AUTH_SECRET?.trim() || undefined;
+  if (l.LOGIN_PROVIDER === undefined) {
+    for (const name of Object.keys(loginSchema.shape).concat('LOGIN_CLIENT_SECRET', 'AUTH_SECRET')) {
+      // AUTH_DATA_DIR is a deployment default (the image and fly.toml set it) and harmless unused.
+      if (name === 'LOGIN_PROVIDER' || name === 'AUTH_DATA_DIR' || env[name]?.trim() === undefined || env[name]?.trim() === '') continue;
+      const shown = name === 'LOGIN_CLIENT_SECRET' || name === 'AUTH_SECRET' ? '(set)' : JSON.stringify(env[name]);
+      problems.push(`${name}=${shown}: has no effect without LOGIN_PROVIDER; set LOGIN_PROVIDER=oidc or LOGIN_PROVIDER=github to turn on team sign-in`);
+    }
+    return { login: undefined, problems };
+  }
+  const provider = l.LOGIN_PROVIDER;
+  const https = (name: 'LOGIN_OIDC_ISSUER' | 'LOGIN_GITHUB_URL' | 'LOGIN_GITHUB_API_URL') => {
+    const value = l[name];
+    if (value !== undefined && new URL(value).protocol !== 'https:' && !isLoopbackHost(new URL(value).hostname)) {
+      problems.push(`${name}=${JSON.stringify(value)}: must be an https:// URL (http is accepted only for a loopback host)`);
+    }
+  };
+  https('LOGIN_OIDC_ISSUER');
+  https('LOGIN_GITHUB_URL');
+  https('LOGIN_GITHUB_API_URL');
+  if (provider === 'oidc' && l.LOGIN_OIDC_ISSUER === undefined) {
+    problems.push('LOGIN_OIDC_ISSUER="": required with LOGIN_PROVIDER=oidc: the issuer URL of your identity provider, e.g. https://accounts.google.com');
+  }
+  if (provider === 'oidc' && l.ALLOWED_GITHUB_ORGS !== undefined) {
+    problems.push(`ALLOWED_GITHUB_ORGS=${JSON.stringify(env.ALLOWED_GITHUB_ORGS)}: only works with LOGIN_PROVIDER=github; use ALLOWED_EMAILS or ALLOWED_EMAIL_DOMAINS`);
+  }
+  if (l.LOGIN_CLIENT_ID === undefined) {
+    problems.push('LOGIN_CLIENT_ID="": required with LOGIN_PROVIDER: the client id of the app you registered with your identity provider');
+  }
+  if (clientSecret === undefined) {
+    problems.push('LOGIN_CLIENT_SECRET (unset): required with LOGIN_PROVIDER: the client secret of the app you registered with your identity provider');
+  }
+  if (secret === undefined || secret.length < MIN_AUTH_SECRET_CHARS) {
+    problems.push(
+      `AUTH_SECRET ${secret === undefined ? '(unset)' : `(${secret.length} characters)`}: required with LOGIN_PROVIDER, at least ${MIN_AUTH_SECRET_CHARS} characters; ` +
+        'signing keys derive from it, e.g. AUTH_SECRET=$(openssl rand -hex 32)',
+    );
+  }
+  const allowedEmails = splitList(l.ALLOWED_EMAILS, /,/).map((e) => e.toLowerCase());
+  const allowedEmailDomains = splitList(l.ALLOWED_EMAIL_DOMAINS, /,/).map((d) => d.toLowerCase().replace(/^@/, ''));
+  const allowedGithubOrgs = splitList(l.ALLOWED_GITHUB_ORGS, /,/).map((o) => o.toLowerCase());
+  for (const email of allowedEmails) {
+    if (!/^[^@\s]+@[^@\s]+$/.test(email)) problems.push(`ALLOWED_EMAILS entry ${JSON.stringify(email)}: is not an email address`);
+  }
+  const allowAnyLogin = l.ALLOW_ANY_LOGIN ?? false;
+  if (!allowAnyLogin && allowedEmails.length + allowedEmailDomains.length + allowedGithubOrgs.length === 0) {
+    problems.push(
+      'ALLOWED_EMAILS="": say who may sign in with ALLOWED_EMAILS, ALLOWED_EMAIL_DOMAINS' +
+        (provider === 'github' ? ' or ALLOWED_GITHUB_ORGS' : '') +
+        '; or set ALLOW_ANY_LOGIN=true to admit anyone your identity provider signs in',
+    );
+  }
+  if (problems.length > 0) return { login: undefined, problems };
+  return {
+    problems,
+    login: {
+      provider,
+      oidcIssuer: l.LOGIN_OIDC_ISSUER,
+      clientId: l.LOGIN_CLIENT_ID!,
+      clientSecret: clientSecret!,
+      githubUrl: (l.LOGIN_GITHUB_URL ?? 'https://github.com').replace(/\/+$/, ''),
+      githubApiUrl: (l.LOGIN_GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, ''),
+      allowedEmails,
+      allowedEmailDomains,
+      allowedGithubOrgs,
+      allowAnyLogin,
+      secret: secret!,
+      dataDir: l.AUTH_DATA_DIR ?? DEFAULT_AUTH_DATA_DIR,
+      accessTokenTtlSeconds: l.ACCESS_TOKEN_TTL ?? 3600,
+      refreshTokenTtlSeconds: l.REFRESH_TOKEN_TTL ?? 30 * 86_400,
+    },
+  };
+}
+
 /** Whether `host` only accepts connections from this machine: localhost, 127.0.0.0/8 or ::1. */
 export function isLoopbackHost(host: string): boolean {
   const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
@@ -329,7 +480,7 @@ export function isLoopbackHost(host: string): boolean {
 const splitList = (value: string | undefined, separator: RegExp) =>
   (value ?? '').split(separator).map((item) => item.trim()).filter((item) => item !== '');
 
-type ParsedAuth = Omit<AuthConfig, 'resource' | 'oauth'> & { oauth: Omit<NonNullable<AuthConfig['oauth']>, 'audience'> & { audience: string | undefined } | undefined };
+type ParsedAuth = Omit<AuthConfig, 'resource' | 'oauth' | 'login'> & { oauth: Omit<NonNullable<AuthConfig['oauth']>, 'audience'> & { audience: string | undefined } | undefined };
 
 function readAuth(env: Readonly<Record<string, string | undefined>>): { auth: ParsedAuth | undefined; problems: string[] } {
   const parsed = authSchema.safeParse(env);
@@ -401,7 +552,18 @@ function defaultPublicUrl(host: string, port: number): string {
  */
 export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
   const parsed = envSchema.safeParse(env);
-  const { auth, problems: authProblems } = readAuth(env);
+  const { auth: parsedAuth, problems: authOnlyProblems } = readAuth(env);
+  const { login, problems: loginProblems } = readLogin(env);
+  const authProblems = [...authOnlyProblems, ...loginProblems];
+  const auth = parsedAuth === undefined ? undefined : { ...parsedAuth, enabled: parsedAuth.enabled || login !== undefined, login };
+  if (login !== undefined && parsedAuth?.oauth !== undefined) {
+    authProblems.push(
+      `LOGIN_PROVIDER=${JSON.stringify(login.provider)}: cannot be combined with OAUTH_ISSUER; choose the built-in sign-in (LOGIN_PROVIDER) or an external authorization server (OAUTH_ISSUER)`,
+    );
+  }
+  if (login !== undefined && parsedAuth?.allowUnauthenticated === true) {
+    authProblems.push('ALLOW_UNAUTHENTICATED="true": contradicts LOGIN_PROVIDER; remove one or the other');
+  }
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? '?');
@@ -447,6 +609,16 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     const inside = relative(resolve(e.CORPUS_DIR ?? DEFAULT_CORPUS_DIR), resolve(auth.tokensFile));
     if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) {
       problems.push(`AUTH_TOKENS_FILE=${JSON.stringify(auth.tokensFile)}: is inside CORPUS_DIR, so it would be indexed and served; keep it outside`);
+    }
+  }
+  if (login !== undefined) {
+    const issuer = e.PUBLIC_URL === undefined ? undefined : new URL(e.PUBLIC_URL);
+    if (issuer === undefined && !isLoopbackHost(host)) {
+      problems.push(`LOGIN_PROVIDER=${JSON.stringify(login.provider)}: needs PUBLIC_URL, the https origin clients use (e.g. https://docs.example.com): it is the issuer of the tokens`);
+    } else if (issuer !== undefined && issuer.protocol !== 'https:' && !isLoopbackHost(issuer.hostname)) {
+      problems.push(`PUBLIC_URL=${JSON.stringify(e.PUBLIC_URL)}: must be https with LOGIN_PROVIDER (it is the OAuth issuer; http is accepted only for a loopback host)`);
+    } else if (issuer !== undefined && (issuer.pathname.replace(/\/+$/, '') !== '' || issuer.search !== '')) {
+      problems.push(`PUBLIC_URL=${JSON.stringify(e.PUBLIC_URL)}: must be a bare origin with LOGIN_PROVIDER (e.g. https://docs.example.com): the issuer and /authorize, /token sit at its root`);
     }
   }
   if (problems.length > 0 || auth === undefined) throw new ConfigError(problems);

@@ -18,6 +18,8 @@ import { engineVersion } from './index-service/engine-version.js';
 import { IndexService } from './index-service/index-service.js';
 import { createLogger } from './logger.js';
 import { IndexHolder } from './mcp/index-holder.js';
+import { openStore } from './store/open-store.js';
+import type { Store } from './store/store.js';
 import type { SearchIndexOptions } from './search/search-index.js';
 
 function searchOptionsOf(config: Config): SearchIndexOptions {
@@ -57,6 +59,24 @@ async function main(): Promise<void> {
 
   const corpusRoot = resolve(config.corpusDir);
   const indexFile = config.indexFile === undefined ? undefined : resolve(config.indexFile);
+
+  // The built-in authorization server's records (AUTH_DATA_DIR), opened before anything listens.
+  let authStore: Store | undefined;
+  if (config.auth.login !== undefined) {
+    const dataDir = resolve(config.auth.login.dataDir);
+    try {
+      authStore = await openStore({ dataDir });
+    } catch (error) {
+      console.error(`corpus-mcp: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    }
+    const sweep = setInterval(() => {
+      authStore?.deleteExpired(Date.now()).catch((error: unknown) => logger.warn({ err: error }, 'could not delete expired sign-in records'));
+    }, 3600_000);
+    sweep.unref();
+    logger.info({ provider: config.auth.login.provider, data_dir: dataDir, issuer: config.publicUrl }, 'team sign-in on: this server is its own authorization server');
+  }
+
   const holder = new IndexHolder();
   const indexService = new IndexService({
     sink: holder,
@@ -65,7 +85,7 @@ async function main(): Promise<void> {
   });
   let assembled: ReturnType<typeof assembleServer>;
   try {
-    assembled = assembleServer({ config, index: holder, indexService, logger, fileTokens, version: pkg.version });
+    assembled = assembleServer({ config, index: holder, indexService, logger, fileTokens, version: pkg.version, ...(authStore ? { authStore } : {}) });
   } catch (error) {
     if (error instanceof StaticTokenConfigError) {
       console.error(`corpus-mcp: ${error.message}`);

@@ -10,6 +10,8 @@ export interface VerifierOptions {
   staticTokens?: readonly string[];
   /** OAuth resource-server settings; omit to accept static tokens only. */
   oauth?: OAuthVerifierOptions;
+  /** Tokens of the built-in authorization server (LOGIN_PROVIDER), verified with local keys. */
+  issued?: { verify(token: string): Promise<Principal> };
 }
 
 export interface Verifier {
@@ -28,11 +30,11 @@ export interface Verifier {
  * then, if OAuth is configured, verified as a JWT. Static tokens are full-access: required scopes
  * apply to OAuth tokens only. Throws at construction (at boot) when the options are unusable.
  */
-export function createVerifier({ staticTokens = [], oauth }: VerifierOptions): Verifier {
+export function createVerifier({ staticTokens = [], oauth, issued }: VerifierOptions): Verifier {
   const statics = createStaticTokens(staticTokens, { label: 'AUTH_TOKENS' });
   const oauthVerifier = oauth === undefined ? undefined : createOAuthVerifier(oauth);
-  if (statics.size === 0 && oauthVerifier === undefined) {
-    throw new TypeError('createVerifier needs at least one static token or an OAuth issuer');
+  if (statics.size === 0 && oauthVerifier === undefined && issued === undefined) {
+    throw new TypeError('createVerifier needs at least one static token or an OAuth issuer (or the built-in authorization server)');
   }
   const requiredScopes = Object.freeze([...(oauth?.requiredScopes ?? [])]);
 
@@ -42,6 +44,7 @@ export function createVerifier({ staticTokens = [], oauth }: VerifierOptions): V
       const token = parseBearerHeader(authorizationHeader);
       const principal = statics.match(token);
       if (principal !== undefined) return principal;
+      if (issued !== undefined) return issued.verify(token);
       if (oauthVerifier !== undefined) return oauthVerifier.verify(token);
       throw new AuthError('invalid_token', 'the bearer token is not one of the configured AUTH_TOKENS');
     },

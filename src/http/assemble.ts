@@ -2,7 +2,10 @@
 // the app, wired to each other in one place. main.ts, the load tool and the end-to-end tests all call
 // this, so what the tests observe is what production runs.
 import type { Server } from 'node:http';
+import { createSignIn } from '../auth/server/sign-in.js';
+import type { SignInOptions } from '../auth/server/sign-in.js';
 import type { Config } from '../config.js';
+import type { Store } from '../store/store.js';
 import type { AppLogger } from '../logger.js';
 import type { IndexHolder } from '../mcp/index-holder.js';
 import type { SemanticService } from '../semantic/semantic-service.js';
@@ -32,6 +35,10 @@ export interface AssembleOptions {
   semanticTuning?: SemanticTuning;
   /** The service building and reloading the index, when there is one: feeds /readyz and the metrics. */
   indexService?: OperationsOptions['indexService'];
+  /** The store of the built-in authorization server; required when LOGIN_PROVIDER is set. */
+  authStore?: Store;
+  /** Sign-in tuning that is not configuration (tests: a short refresh grace window, a CIMD fetch). */
+  signInTuning?: SignInOptions['tuning'];
   /** App options that config cannot express (e.g. an idle TTL in milliseconds for tests). Applied last. */
   overrides?: Partial<Omit<AppOptions, 'index' | 'publicUrl'>>;
 }
@@ -46,12 +53,29 @@ export interface AssembledServer {
   attach(server: Server): void;
 }
 
+function requireStore(store: Store | undefined): Store {
+  if (store === undefined) throw new TypeError('LOGIN_PROVIDER is set: open the store (AUTH_DATA_DIR) and pass it as authStore');
+  return store;
+}
+
 export function assembleServer(options: AssembleOptions): AssembledServer {
   const { config, index, logger, fileTokens = [], version = '0.0.0', oauthTuning, semanticTuning, overrides = {} } = options;
   const semantic = semanticServiceFromConfig(config.semantic, logger, semanticTuning);
   const publicUrl = options.publicUrl ?? config.publicUrl;
   // Refusals are counted by ops, built next; the hook only runs once requests arrive.
+  const signIn = config.auth.login === undefined
+    ? undefined
+    : createSignIn({
+        login: config.auth.login,
+        issuer: publicUrl,
+        resource: `${publicUrl}/mcp`,
+        store: requireStore(options.authStore),
+        logger,
+        onEvent: (event) => ops.onSignInEvent(event),
+        ...(options.signInTuning ? { tuning: options.signInTuning } : {}),
+      });
   const authentication = createAuthentication({
+    ...(signIn ? { signIn } : {}),
     auth: config.auth,
     fileTokens,
     logger: requestScopedLogger(logger),

@@ -5,12 +5,15 @@ import { Hono } from 'hono';
 import type { MiddlewareHandler } from 'hono';
 import type { OAuthVerifierOptions } from '../auth/oauth-verifier.js';
 import { StaticTokenConfigError } from '../auth/static-tokens.js';
+import { SIGN_IN_SCOPES } from '../auth/server/sign-in.js';
+import type { SignIn } from '../auth/server/sign-in.js';
 import { createVerifier } from '../auth/verifier.js';
 import type { AuthConfig } from '../config.js';
 import { silentLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
 import { bearerAuth } from './middleware/auth.js';
 import { requireMetricsToken } from './middleware/metrics-token.js';
+import { authorizationServerRoutes } from './routes/authorization-server.js';
 import { protectedResourceMetadataPaths, protectedResourceMetadataRoute } from './routes/well-known.js';
 
 export interface AuthenticationOptions {
@@ -22,6 +25,8 @@ export interface AuthenticationOptions {
   onRefused?: (reason: string) => void;
   /** Verifier tuning that is not configuration (e.g. a short JWKS cooldown in tests). Default none. */
   oauthTuning?: Pick<OAuthVerifierOptions, 'jwksCooldownMs' | 'jwksMaxAgeMs' | 'timeoutMs' | 'clockToleranceSeconds'>;
+  /** The built-in authorization server, required when `auth.login` is set (LOGIN_PROVIDER). */
+  signIn?: SignIn;
 }
 
 export interface Authentication {
@@ -37,7 +42,7 @@ export interface Authentication {
 
 /** Builds the auth pieces; throws at boot (StaticTokenConfigError, TypeError) on unusable settings. */
 export function createAuthentication(options: AuthenticationOptions): Authentication {
-  const { auth, fileTokens = [], logger = silentLogger, onRefused, oauthTuning = {} } = options;
+  const { auth, fileTokens = [], logger = silentLogger, onRefused, oauthTuning = {}, signIn } = options;
   if (auth.metricsToken !== undefined && [...auth.staticTokens, ...fileTokens].includes(auth.metricsToken)) {
     // The scraper's credential would read the documents too.
     throw new StaticTokenConfigError('METRICS_TOKEN equals one of the MCP tokens (AUTH_TOKENS or AUTH_TOKENS_FILE); give the scraper a token of its own');
@@ -56,8 +61,10 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
     );
   }
 
+  if (auth.login !== undefined && signIn === undefined) throw new TypeError('LOGIN_PROVIDER is set but no authorization server was built');
   const verifier = createVerifier({
     staticTokens: [...auth.staticTokens, ...fileTokens],
+    ...(signIn === undefined ? {} : { issued: signIn.verifier }),
     ...(auth.oauth === undefined
       ? {}
       : {
@@ -75,10 +82,11 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
   const routes = new Hono();
   const metadata = protectedResourceMetadataRoute({
     resource: auth.resource,
-    authorizationServers: auth.oauth === undefined ? [] : [auth.oauth.issuer],
-    scopesSupported: auth.oauth?.requiredScopes ?? [],
+    authorizationServers: signIn !== undefined ? [signIn.server.issuer] : auth.oauth === undefined ? [] : [auth.oauth.issuer],
+    scopesSupported: signIn !== undefined ? SIGN_IN_SCOPES : (auth.oauth?.requiredScopes ?? []),
   });
   for (const path of protectedResourceMetadataPaths(auth.resource)) routes.get(path, metadata);
+  if (signIn !== undefined) routes.route('/', authorizationServerRoutes(signIn.server) as unknown as Hono);
 
   return { required: true, authenticate: authenticate as MiddlewareHandler, routes, metricsGuard };
 }

@@ -94,6 +94,8 @@ export interface Metrics {
   recordAuthFailure(reason: string): void;
   /** A request named a session this process did not hold and it was re-created, or its session id was refused. */
   recordSessionIdOutcome(outcome: SessionRefusal | 'restored'): void;
+  /** Built-in sign-in: a person signed in, was denied by the allowlist, or lost access (revocation). */
+  recordSignInEvent(event: 'signin' | 'denied' | 'revoked'): void;
   setIndexStats(stats: IndexGaugeValues): void;
   /** Read the semantic search state at scrape time. */
   observeSemanticState(read: () => (typeof SEMANTIC_STATES)[number]): void;
@@ -204,6 +206,13 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     labelNames: ['tool'] as const,
     registers,
   });
+  const signInEvents = new Counter({
+    name: 'corpus_mcp_sign_in_events_total',
+    help: 'Built-in authorization server: sign-ins, allowlist denials and revocations (grants ended by an operator or by a refresh-token replay).',
+    labelNames: ['event'] as const,
+    registers,
+  });
+  for (const event of ['signin', 'denied', 'revoked'] as const) signInEvents.inc({ event }, 0);
   const indexDocuments = new Gauge({ name: 'corpus_mcp_index_documents', help: 'Documents in the index.', registers });
   const indexChunks = new Gauge({ name: 'corpus_mcp_index_chunks', help: 'Chunks in the index.', registers });
   const indexTerms = new Gauge({ name: 'corpus_mcp_index_terms', help: 'Distinct terms in the index.', registers });
@@ -276,6 +285,9 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     },
     observeActiveSessions(read) {
       activeSource = read;
+    },
+    recordSignInEvent(event) {
+      signInEvents.inc({ event });
     },
     recordAuthFailure(reason) {
       authFailures.inc({ reason: authReasons.has(reason) ? reason : 'other' });

@@ -63,6 +63,8 @@ export interface Operations {
   readonly appOptions: OperationsAppOptions;
   /** For the auth middleware's `onRefused`: counts a refusal by its AuthError code. */
   onAuthRefused(reason: string): void;
+  /** For the built-in authorization server's `onEvent`. */
+  onSignInEvent(event: 'signin' | 'denied' | 'revoked'): void;
   /** Once the app is built and the server listens: live session gauge, drain target. */
   attach(server: Server, app: CorpusApp): void;
 }
@@ -116,6 +118,7 @@ export function createOperations(options: OperationsOptions): Operations {
       onRequestEra: (era) => metrics.recordMcpRequest(era),
     },
     onAuthRefused: (reason) => metrics.recordAuthFailure(reason),
+    onSignInEvent: (event) => metrics.recordSignInEvent(event),
     attach(server, app) {
       metrics.observeActiveSessions(() => app.sessions.size);
       shutdown.attach({ server, closeSessions: () => app.close() });

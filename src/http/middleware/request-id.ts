@@ -91,7 +91,9 @@ export function requestId(options: RequestIdOptions): MiddlewareHandler<{ Variab
         await next();
         status = c.res.status;
       } finally {
-        c.header(headerName, id);
+        // A handler that wrote the Node response itself (the authorization server) set the header there;
+        // touching c.res would make Hono rebuild the response and write it a second time.
+        if (!c.res.headers.has('x-hono-already-sent')) c.header(headerName, id);
         const sessionId = inboundSession ?? c.res.headers.get('mcp-session-id') ?? undefined;
         const principal = principalOf?.(c);
         const fields: Record<string, unknown> = {

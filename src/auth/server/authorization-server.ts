@@ -1,0 +1,308 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Provider, { errors } from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import { silentLogger } from '../../logger.js';
+import type { Logger } from '../../logger.js';
+import type { Store } from '../../store/store.js';
+import type { Allowlist } from './allowlist.js';
+import { consentPage, errorPage } from './consent-page.js';
+import { deriveKeys } from './keys.js';
+import type { DerivedKeys } from './keys.js';
+import { createStoreAdapter } from './store-adapter.js';
+import { UpstreamLoginError } from './upstream-login.js';
+import type { UpstreamLogin } from './upstream-login.js';
+
+/** The one scope of the MCP resource; `offline_access` asks for a refresh token. */
+export const RESOURCE_SCOPE = 'mcp';
+/** Path the upstream provider redirects back to: register PUBLIC_URL + this upstream. */
+export const UPSTREAM_CALLBACK_PATH = '/oauth/callback';
+/** How long an upstream sign-in may take, ms. */
+const UPSTREAM_LOGIN_TTL_MS = 10 * 60_000;
+/** How long a registration that never obtained a grant is kept, seconds. */
+const UNUSED_CLIENT_TTL_SECONDS = 24 * 3600;
+
+export type AuthorizationServerEvent = 'signin' | 'denied' | 'revoked';
+
+export interface AuthorizationServerOptions {
+  /** PUBLIC_URL, the bare origin: the issuer. */
+  issuer: string;
+  /** PUBLIC_URL + '/mcp': the only resource tokens are issued for (RFC 8707). */
+  resource: string;
+  /** AUTH_SECRET: keys derive from it. */
+  secret: string;
+  store: Store;
+  upstream: UpstreamLogin;
+  allowlist: Allowlist;
+  /** ACCESS_TOKEN_TTL, seconds. */
+  accessTokenTtlSeconds: number;
+  /** REFRESH_TOKEN_TTL, seconds, absolute from the sign-in. */
+  refreshTokenTtlSeconds: number;
+  /** Grace window of a rotated refresh token, ms. Default 120000. */
+  refreshGraceMs?: number;
+  logger?: Logger;
+  /** Counts sign-ins, denials and revocations. Must not throw. */
+  onEvent?: (event: AuthorizationServerEvent) => void;
+  /**
+   * Fetch for client ID metadata documents. oidc-provider wraps it with its SSRF guard (no private or
+   * loopback addresses), a 2.5 s timeout and a 5 KiB body cap; tests inject one that serves the document.
+   */
+  fetch?: (url: URL | string, init?: RequestInit) => Promise<Response>;
+}
+
+/** What an interaction handler asks its HTTP adapter to do. */
+export type InteractionOutcome =
+  | { type: 'redirect'; location: string }
+  | { type: 'page'; status: number; html: string }
+  /** The response was written to the Node response already (oidc-provider's redirect). */
+  | { type: 'sent' };
+
+const page = (status: number, title: string, message: string): InteractionOutcome => ({ type: 'page', status, html: errorPage(title, message) });
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+export interface AuthorizationServer {
+  readonly issuer: string;
+  readonly keys: DerivedKeys;
+  /** Serves oidc-provider's own endpoints (/authorize, /token, /register, /revoke, /jwks, metadata). */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** GET /interaction/:uid — sends the person upstream to sign in, or shows the consent page. */
+  showInteraction(req: IncomingMessage, res: ServerResponse, uid: string): Promise<InteractionOutcome>;
+  /** GET /oauth/callback — hands the upstream answer to the interaction it belongs to. */
+  upstreamCallback(query: URLSearchParams): Promise<InteractionOutcome>;
+  /** GET /interaction/:uid/upstream — finishes the upstream sign-in and applies the allowlist. */
+  finishUpstream(req: IncomingMessage, res: ServerResponse, uid: string, query: URLSearchParams): Promise<InteractionOutcome>;
+  /** POST /interaction/:uid/confirm — the consent form. */
+  confirm(req: IncomingMessage, res: ServerResponse, uid: string, form: { csrf?: string; decision?: string }): Promise<InteractionOutcome>;
+  /** Ends a person's access: their grants, refresh tokens and sessions are deleted. Returns records removed. */
+  revokeAccount(accountId: string): Promise<number>;
+}
+
+/**
+ * The built-in OAuth 2.1 authorization server: oidc-provider configured for MCP clients (DCR and
+ * client ID metadata documents, PKCE S256 required, RFC 8707 resource indicators with one resource,
+ * RFC 9207 `iss`, rotating refresh tokens with a grace window), storing through `store`, with sign-in
+ * delegated to an upstream provider and an allowlist.
+ */
+export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
+  const {
+    issuer, resource, secret, store, upstream, allowlist, accessTokenTtlSeconds, refreshTokenTtlSeconds,
+    refreshGraceMs, logger = silentLogger, onEvent = () => {}, fetch: fetchImpl,
+  } = options;
+  const keys = deriveKeys(secret);
+  const origin = new URL(issuer).origin;
+  if (origin !== issuer) throw new TypeError(`the issuer must be a bare origin, got ${JSON.stringify(issuer)}`);
+  const callbackUrl = `${issuer}${UPSTREAM_CALLBACK_PATH}`;
+
+  const configuration: Configuration = {
+    adapter: createStoreAdapter(store, { unusedClientTtlSeconds: UNUSED_CLIENT_TTL_SECONDS, ...(refreshGraceMs === undefined ? {} : { refreshGraceMs }) }),
+    jwks: { keys: [keys.signing] },
+    cookies: { keys: keys.cookieKeys },
+    async findAccount(_ctx, id) {
+      return { accountId: id, claims: async () => ({ sub: id, email: id, email_verified: true }) };
+    },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+    scopes: ['openid', 'email', 'offline_access', RESOURCE_SCOPE],
+    responseTypes: ['code'],
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      id_token_signed_response_alg: 'ES256',
+      token_endpoint_auth_method: 'client_secret_basic',
+    },
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+    pkce: { required: () => true },
+    routes: {
+      authorization: '/authorize', token: '/token', registration: '/register', revocation: '/revoke', jwks: '/jwks',
+      userinfo: '/userinfo', end_session: '/logout',
+    },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      userinfo: { enabled: false },
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo(_ctx, indicator) {
+          if (indicator !== resource) throw new errors.InvalidTarget(`this server only issues tokens for ${resource}`);
+          return { scope: RESOURCE_SCOPE, audience: resource, accessTokenTTL: accessTokenTtlSeconds, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } } };
+        },
+      },
+    },
+    // Claude and other MCP clients often ask for no `offline_access` yet need to stay signed in:
+    // every client allowed the refresh_token grant gets a refresh token.
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    // The grant id lets the resource server refuse an access token at once when its grant is revoked.
+    extraTokenClaims: async (_ctx, token) => ({ gid: (token as { grantId?: string }).grantId }),
+    ttl: {
+      AccessToken: accessTokenTtlSeconds,
+      AuthorizationCode: 60,
+      Interaction: 3600,
+      Grant: refreshTokenTtlSeconds,
+      Session: refreshTokenTtlSeconds,
+      // Absolute: a rotated token inherits what is left of the first one's lifetime.
+      RefreshToken(_ctx, token) {
+        const first = (token as { iiat?: number }).iiat ?? Math.floor(Date.now() / 1000);
+        return Math.max(1, first + refreshTokenTtlSeconds - Math.floor(Date.now() / 1000));
+      },
+    },
+    ...(fetchImpl ? { fetch: fetchImpl as Configuration['fetch'] } : {}),
+  };
+
+  const provider = new Provider(issuer, configuration);
+  // TLS ends at the proxy (Fly, a load balancer): trust its X-Forwarded-Proto so cookies stay secure.
+  provider.proxy = true;
+  const callback = provider.callback();
+
+  provider.on('grant.revoked', (_ctx: KoaContextWithOIDC, grantId: string) => {
+    logger.info({ grant_id: grantId }, 'grant revoked');
+    onEvent('revoked');
+  });
+  provider.on('server_error', (_ctx: KoaContextWithOIDC, error: Error) => logger.error({ err: error }, 'authorization server error'));
+  async function details(req: IncomingMessage, res: ServerResponse, uid: string) {
+    try {
+      const interaction = await provider.interactionDetails(req, res);
+      return interaction.uid === uid ? interaction : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  const expired = () => page(400, 'This sign-in has expired', 'Go back to the app you were connecting and start the connection again.');
+
+  async function finish(req: IncomingMessage, res: ServerResponse, result: Parameters<Provider['interactionFinished']>[2], merge: boolean): Promise<InteractionOutcome> {
+    await provider.interactionFinished(req, res, result, { mergeWithLastSubmission: merge });
+    return { type: 'sent' };
+  }
+
+  return {
+    issuer,
+    keys,
+    async handle(req, res) {
+      // RFC 8414 metadata is oidc-provider's discovery document under the OAuth name.
+      if (req.url?.startsWith('/.well-known/oauth-authorization-server')) req.url = '/.well-known/openid-configuration';
+      await new Promise<void>((resolve, reject) => {
+        res.once('finish', resolve);
+        res.once('close', resolve);
+        Promise.resolve(callback(req, res)).catch(reject);
+      });
+    },
+
+    async showInteraction(req, res, uid) {
+      const interaction = await details(req, res, uid);
+      if (interaction === undefined) return expired();
+      if (interaction.prompt.name === 'login') {
+        let start;
+        try {
+          start = await upstream.start();
+        } catch (error) {
+          logger.error({ err: error }, 'upstream sign-in could not start');
+          return page(502, 'Sign-in is unavailable', error instanceof UpstreamLoginError ? error.message : 'The sign-in provider could not be reached; try again later.');
+        }
+        await store.put('UpstreamLogin', start.state, { uid, ...start.saved }, { expiresAt: Date.now() + UPSTREAM_LOGIN_TTL_MS });
+        return { type: 'redirect', location: start.url.href };
+      }
+      if (interaction.prompt.name === 'consent') {
+        const clientId = String(interaction.params.client_id);
+        const client = await provider.Client.find(clientId);
+        if (client === undefined) return expired();
+        const redirectUri = String(interaction.params.redirect_uri ?? client.redirectUris?.[0] ?? '');
+        const csrfToken = randomBytes(32).toString('base64url');
+        await store.put('ConsentCsrf', uid, { token: csrfToken }, { expiresAt: (interaction.exp ?? 0) * 1000 || Date.now() + 3600_000 });
+        const html = consentPage({
+          clientName: text(client.clientName) ?? clientId,
+          redirectHost: URL.canParse(redirectUri) ? new URL(redirectUri).host : redirectUri,
+          account: interaction.session?.accountId ?? 'unknown',
+          serverName: new URL(issuer).host,
+          action: `/interaction/${uid}/confirm`,
+          csrfToken,
+        });
+        return { type: 'page', status: 200, html };
+      }
+      return page(400, 'Unsupported sign-in step', `The step "${interaction.prompt.name}" is not supported; start the connection again.`);
+    },
+
+    async upstreamCallback(query) {
+      const state = query.get('state');
+      const record = state === null ? undefined : await store.get('UpstreamLogin', state);
+      const uid = text(record?.payload.uid);
+      if (uid === undefined) return expired();
+      return { type: 'redirect', location: `/interaction/${encodeURIComponent(uid)}/upstream?${query.toString()}` };
+    },
+
+    async finishUpstream(req, res, uid, query) {
+      const interaction = await details(req, res, uid);
+      const state = query.get('state') ?? '';
+      const record = await store.get('UpstreamLogin', state);
+      // Single use, whatever happens next.
+      await store.delete('UpstreamLogin', state);
+      if (interaction === undefined || record === undefined || record.payload.uid !== uid || interaction.prompt.name !== 'login') return expired();
+      if (query.has('error')) {
+        logger.info({ upstream_error: query.get('error') }, 'sign-in cancelled upstream');
+        onEvent('denied');
+        return finish(req, res, { error: 'access_denied', error_description: 'the sign-in was cancelled at the identity provider' }, false);
+      }
+      const saved = Object.fromEntries(Object.entries(record.payload).filter((e): e is [string, string] => typeof e[1] === 'string'));
+      let identity;
+      try {
+        identity = await upstream.finish(new URL(`${callbackUrl}?${query.toString()}`), saved);
+      } catch (error) {
+        logger.warn({ err: error }, 'upstream sign-in failed');
+        return page(502, 'Sign-in failed', error instanceof UpstreamLoginError ? error.message : 'The identity provider did not confirm the sign-in.');
+      }
+      const decision = allowlist(identity);
+      if (!decision.allowed) {
+        logger.warn({ provider: upstream.provider, emails: identity.verifiedEmails, reason: decision.reason }, 'sign-in denied');
+        onEvent('denied');
+        return finish(req, res, { error: 'access_denied', error_description: 'this account is not allowed to use this server' }, false);
+      }
+      logger.info({ provider: upstream.provider, account: decision.accountId, because: decision.because }, 'signed in');
+      onEvent('signin');
+      return finish(req, res, { login: { accountId: decision.accountId } }, false);
+    },
+
+    async confirm(req, res, uid, form) {
+      const interaction = await details(req, res, uid);
+      if (interaction === undefined) return expired();
+      const expected = await store.get('ConsentCsrf', uid);
+      const token = text(expected?.payload.token);
+      const given = Buffer.from(form.csrf ?? '');
+      if (token === undefined || given.length !== Buffer.byteLength(token) || !timingSafeEqual(given, Buffer.from(token))) {
+        return page(403, 'This form has expired', 'The consent form was not accepted (its security token is missing or wrong). Go back and load the page again.');
+      }
+      await store.delete('ConsentCsrf', uid);
+      if (interaction.prompt.name !== 'consent') return expired();
+      if (form.decision !== 'allow') {
+        return finish(req, res, { error: 'access_denied', error_description: 'the person declined access' }, true);
+      }
+      const accountId = interaction.session?.accountId;
+      const clientId = String(interaction.params.client_id);
+      if (accountId === undefined) return expired();
+      const grant = interaction.grantId === undefined
+        ? new provider.Grant({ accountId, clientId })
+        : ((await provider.Grant.find(interaction.grantId)) ?? new provider.Grant({ accountId, clientId }));
+      const missing = interaction.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+      if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+      if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+      for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+      const grantId = await grant.save();
+      // The registration now lives as long as the grant can.
+      const client = await store.get('Client', clientId);
+      if (client !== undefined && client.expiresAt !== undefined) {
+        await store.put('Client', clientId, client.payload, { expiresAt: Math.max(client.expiresAt, Date.now() + refreshTokenTtlSeconds * 1000) });
+      }
+      return finish(req, res, { consent: { grantId } }, true);
+    },
+
+    async revokeAccount(accountId) {
+      const removed = await store.deleteAccount(accountId);
+      logger.info({ account: accountId, records: removed }, 'access revoked');
+      onEvent('revoked');
+      return removed;
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import type { LoginConfig } from '../../config.js';
+import type { Logger } from '../../logger.js';
+import type { Store } from '../../store/store.js';
+import { createAllowlist } from './allowlist.js';
+import { createAuthorizationServer, RESOURCE_SCOPE, UPSTREAM_CALLBACK_PATH } from './authorization-server.js';
+import type { AuthorizationServer, AuthorizationServerOptions } from './authorization-server.js';
+import { createIssuedTokenVerifier } from './issued-token-verifier.js';
+import type { IssuedTokenVerifier } from './issued-token-verifier.js';
+import { createGithubUpstream } from './upstream-github.js';
+import { createOidcUpstream } from './upstream-oidc.js';
+
+/** The scopes the protected-resource metadata offers clients: the resource's, and a refresh token. */
+export const SIGN_IN_SCOPES = Object.freeze([RESOURCE_SCOPE, 'offline_access']);
+
+export interface SignIn {
+  server: AuthorizationServer;
+  verifier: IssuedTokenVerifier;
+}
+
+export interface SignInOptions {
+  login: LoginConfig;
+  /** PUBLIC_URL (the issuer) and PUBLIC_URL + '/mcp'. */
+  issuer: string;
+  resource: string;
+  store: Store;
+  logger?: Logger;
+  onEvent?: AuthorizationServerOptions['onEvent'];
+  /** Not configuration: tests shorten the refresh grace window and serve client metadata documents. */
+  tuning?: Pick<AuthorizationServerOptions, 'refreshGraceMs' | 'fetch'>;
+}
+
+/** The built-in authorization server and the verifier for its tokens, from LOGIN_* settings. */
+export function createSignIn({ login, issuer, resource, store, logger, onEvent, tuning = {} }: SignInOptions): SignIn {
+  const redirectUri = `${issuer}${UPSTREAM_CALLBACK_PATH}`;
+  const loopbackHttp = (url: string) => new URL(url).protocol === 'http:';
+  const upstream = login.provider === 'github'
+    ? createGithubUpstream({
+        clientId: login.clientId, clientSecret: login.clientSecret, redirectUri,
+        webUrl: login.githubUrl, apiUrl: login.githubApiUrl, readOrgs: login.allowedGithubOrgs.length > 0,
+      })
+    : createOidcUpstream({
+        issuer: login.oidcIssuer!, clientId: login.clientId, clientSecret: login.clientSecret, redirectUri,
+        allowHttp: loopbackHttp(login.oidcIssuer!),
+      });
+  const allowlist = createAllowlist({
+    emails: login.allowedEmails, emailDomains: login.allowedEmailDomains, githubOrgs: login.allowedGithubOrgs, allowAny: login.allowAnyLogin,
+  });
+  const server = createAuthorizationServer({
+    issuer, resource, secret: login.secret, store, upstream, allowlist,
+    accessTokenTtlSeconds: login.accessTokenTtlSeconds, refreshTokenTtlSeconds: login.refreshTokenTtlSeconds,
+    ...(logger ? { logger } : {}), ...(onEvent ? { onEvent } : {}), ...tuning,
+  });
+  const verifier = createIssuedTokenVerifier({ issuer, audience: resource, key: server.keys.verification, store });
+  return { server, verifier };
+}

@@ -1,0 +1,59 @@
+// The built-in authorization server on Hono. oidc-provider is a Koa application: its endpoints run on
+// the Node request and response that @hono/node-server exposes, and Hono is told the response is
+// already sent. The interaction routes (upstream sign-in, consent) are Hono handlers around the
+// framework-free handlers in src/auth/server/.
+import type { HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import type { AuthorizationServer, InteractionOutcome } from '../../auth/server/authorization-server.js';
+import { UPSTREAM_CALLBACK_PATH } from '../../auth/server/authorization-server.js';
+import { PAGE_HEADERS } from '../../auth/server/consent-page.js';
+
+/** oidc-provider's own endpoints, at the origin: Claude falls back to guessing these paths. */
+const PROVIDER_PATHS = [
+  '/authorize', '/authorize/:uid', '/token', '/register', '/register/:id', '/revoke', '/jwks',
+  '/.well-known/openid-configuration', '/.well-known/oauth-authorization-server',
+];
+
+type Env = { Bindings: HttpBindings };
+
+function respond(c: Context<Env>, outcome: InteractionOutcome): Response {
+  if (outcome.type === 'sent') return RESPONSE_ALREADY_SENT;
+  if (outcome.type === 'redirect') return c.redirect(outcome.location, 303);
+  return c.body(outcome.html, outcome.status as 200, PAGE_HEADERS);
+}
+
+export function authorizationServerRoutes(server: AuthorizationServer): Hono<Env> {
+  const app = new Hono<Env>();
+  const node = (c: Context<Env>) => {
+    if (c.env?.incoming === undefined) throw new Error('the authorization server needs @hono/node-server (c.env.incoming)');
+    // Responses written to the Node response directly carry the request id too.
+    const requestId = (c as unknown as { get(key: string): unknown }).get('requestId');
+    if (typeof requestId === 'string') c.env.outgoing.setHeader('x-request-id', requestId);
+    return c.env;
+  };
+  for (const path of PROVIDER_PATHS) {
+    app.all(path, async (c) => {
+      const { incoming, outgoing } = node(c);
+      await server.handle(incoming, outgoing);
+      return RESPONSE_ALREADY_SENT;
+    });
+  }
+  app.get('/interaction/:uid', async (c) => {
+    const { incoming, outgoing } = node(c);
+    return respond(c, await server.showInteraction(incoming, outgoing, c.req.param('uid')));
+  });
+  app.get(UPSTREAM_CALLBACK_PATH, async (c) => respond(c, await server.upstreamCallback(new URL(c.req.url).searchParams)));
+  app.get('/interaction/:uid/upstream', async (c) => {
+    const { incoming, outgoing } = node(c);
+    return respond(c, await server.finishUpstream(incoming, outgoing, c.req.param('uid'), new URL(c.req.url).searchParams));
+  });
+  app.post('/interaction/:uid/confirm', async (c) => {
+    const { incoming, outgoing } = node(c);
+    const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const field = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : undefined);
+    return respond(c, await server.confirm(incoming, outgoing, c.req.param('uid'), { csrf: field('csrf'), decision: field('decision') }));
+  });
+  return app;
+}

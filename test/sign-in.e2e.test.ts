@@ -1,0 +1,349 @@
+// Team sign-in end to end: corpus-mcp as its own authorization server, a real upstream provider
+// started here (an OpenID provider playing Google, an app shaped like GitHub), a browser that signs in
+// and consents, and a client playing Claude (the MCP SDK's auth(): discovery, DCR or a client ID
+// metadata document, PKCE, resource indicator) — from the 401 on /mcp to a search tool call.
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Browser, consentForm, freePort, pkcePair, startGithubUpstream, startOidcUpstream, startSignInServer } from './helpers/sign-in.js';
+import type { SignInServer, Upstream } from './helpers/sign-in.js';
+
+const REDIRECT = 'http://localhost:33418/callback';
+const SECRET = 'a-test-secret-that-is-long-enough-0123456789';
+const UPSTREAM_CLIENT = { id: 'corpus-upstream', secret: 'upstream-secret' };
+const ADA = { email: 'ada@example.com' };
+const CIMD_URL = 'https://claude.example/oauth/client-metadata.json';
+
+/** The fetch the server uses for client ID metadata documents: serves Claude's document. */
+const cimdFetch = async (url: URL | string) => {
+  if (String(url) !== CIMD_URL) return new Response('not found', { status: 404 });
+  return Response.json({
+    client_id: CIMD_URL, client_name: 'Claude', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'], token_endpoint_auth_method: 'none',
+  });
+};
+
+const root = new URL('../', import.meta.url).pathname;
+function runAuthTool(args: string[], dataDir: string) {
+  return spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/auth-tool.ts'), ...args], {
+    cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, AUTH_DATA_DIR: dataDir }, timeout: 60_000,
+  });
+}
+
+/** Claude, as the MCP SDK sees it: registration data, tokens and the verifier live in memory. */
+class ClaudeProvider implements OAuthClientProvider {
+  client?: OAuthClientInformationMixed;
+  saved?: OAuthTokens;
+  verifier = '';
+  authorizationUrl?: URL;
+  constructor(readonly metadata: Partial<OAuthClientMetadata> = {}, readonly clientMetadataUrl?: string) {}
+  get redirectUrl() { return REDIRECT; }
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: 'Claude', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', ...this.metadata };
+  }
+  clientInformation() { return this.client; }
+  saveClientInformation(info: OAuthClientInformationMixed) { this.client = info; }
+  tokens() { return this.saved; }
+  saveTokens(tokens: OAuthTokens) { this.saved = tokens; }
+  redirectToAuthorization(url: URL) { this.authorizationUrl = url; }
+  saveCodeVerifier(verifier: string) { this.verifier = verifier; }
+  codeVerifier() { return this.verifier; }
+}
+
+const form = (fields: Record<string, string>) => ({
+  method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' },
+});
+
+interface Registered { client_id: string; client_secret?: string }
+interface TokenResponse { access_token?: string; refresh_token?: string; error?: string; error_description?: string }
+
+async function register(server: SignInServer, method: 'none' | 'client_secret_post' | 'client_secret_basic'): Promise<Registered> {
+  const response = await fetch(`${server.url}/register`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Claude', redirect_uris: [REDIRECT], token_endpoint_auth_method: method, grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
+  });
+  expect(response.status).toBe(201);
+  return (await response.json()) as Registered;
+}
+
+function authorizeUrl(server: SignInServer, clientId: string, challenge: string, extra: Record<string, string> = {}): string {
+  const params = new URLSearchParams({
+    response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'mcp offline_access', state: 'xyz',
+    code_challenge: challenge, code_challenge_method: 'S256', resource: `${server.url}/mcp`, ...extra,
+  });
+  return `${server.url}/authorize?${params}`;
+}
+
+async function tokenRequest(server: SignInServer, client: Registered, fields: Record<string, string>): Promise<{ status: number; body: TokenResponse }> {
+  const response = await fetch(`${server.url}/token`, form({ client_id: client.client_id, ...(client.client_secret ? { client_secret: client.client_secret } : {}), ...fields }));
+  return { status: response.status, body: (await response.json()) as TokenResponse };
+}
+
+/** Registers a client, signs in through the browser and redeems the code. */
+async function signIn(server: SignInServer, method: 'none' | 'client_secret_post' = 'none') {
+  const client = await register(server, method);
+  const { verifier, challenge } = pkcePair();
+  const back = await new Browser().authorize(authorizeUrl(server, client.client_id, challenge), REDIRECT);
+  const code = back.searchParams.get('code');
+  if (code === null) throw new Error(`no code: ${back.href}`);
+  const { status, body } = await tokenRequest(server, client, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier });
+  expect(status).toBe(200);
+  return { client, tokens: body as Required<Pick<TokenResponse, 'access_token' | 'refresh_token'>> };
+}
+
+async function mcpStatus(server: SignInServer, accessToken: string): Promise<number> {
+  const response = await fetch(server.mcpUrl, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
+async function searchWith(server: SignInServer, provider: OAuthClientProvider): Promise<string> {
+  const client = new Client({ name: 'claude-e2e', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(server.mcpUrl, { authProvider: provider }));
+  try {
+    const result = await client.callTool({ name: 'search_documents', arguments: { query: 'sourdough starter' } });
+    expect(result.isError).toBeFalsy();
+    return JSON.stringify(result.content);
+  } finally {
+    await client.close();
+  }
+}
+
+describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
+  let upstream: Upstream;
+  let server: SignInServer;
+  let dataDir: string;
+  let port: number;
+  const env = () => ({
+    LOGIN_PROVIDER: 'oidc', LOGIN_OIDC_ISSUER: upstream.url, LOGIN_CLIENT_ID: UPSTREAM_CLIENT.id, LOGIN_CLIENT_SECRET: UPSTREAM_CLIENT.secret,
+    ALLOWED_EMAIL_DOMAINS: 'example.com', AUTH_SECRET: SECRET,
+  });
+  const start = () => startSignInServer(env(), { port, dataDir, tuning: { refreshGraceMs: 1000, fetch: cimdFetch } });
+
+  beforeAll(async () => {
+    port = await freePort();
+    dataDir = await mkdtemp(join(tmpdir(), 'corpus-signin-data-'));
+    upstream = await startOidcUpstream(`http://127.0.0.1:${port}/oauth/callback`, UPSTREAM_CLIENT);
+    server = await start();
+  });
+  afterAll(async () => {
+    await server?.close();
+    await upstream?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  afterEach(() => {
+    upstream.user = ADA;
+  });
+
+  it('goes from the 401 on /mcp to a search tool call with the issued token (DCR, public client)', async () => {
+    upstream.user = ADA;
+    const unauthenticated = await fetch(server.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    expect(unauthenticated.status).toBe(401);
+    const challenge = unauthenticated.headers.get('www-authenticate') ?? '';
+    const resourceMetadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
+    expect(resourceMetadataUrl).toBeDefined();
+    const prm = await (await fetch(resourceMetadataUrl!)).json() as { authorization_servers: string[]; scopes_supported: string[] };
+    expect(prm.authorization_servers).toEqual([server.url]);
+
+    const claude = new ClaudeProvider();
+    expect(await auth(claude, { serverUrl: server.mcpUrl, resourceMetadataUrl: new URL(resourceMetadataUrl!) })).toBe('REDIRECT');
+    expect(claude.client?.client_id).toBeTruthy();
+    const authorizationUrl = claude.authorizationUrl!;
+    expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorizationUrl.searchParams.get('resource')).toBe(`${server.url}/mcp`);
+
+    const back = await new Browser().authorize(authorizationUrl.href, REDIRECT);
+    expect(back.searchParams.get('error_description') ?? '').toBe('');
+    expect(back.searchParams.get('iss')).toBe(server.url); // RFC 9207
+    const code = back.searchParams.get('code');
+    expect(code).toBeTruthy();
+    expect(await auth(claude, { serverUrl: server.mcpUrl, authorizationCode: code! })).toBe('AUTHORIZED');
+    expect(claude.saved?.refresh_token).toBeTruthy();
+    expect(await searchWith(server, claude)).toContain('baking');
+  });
+  it('registers confidential clients with client_secret_post and signs them in', async () => {
+    const { client, tokens } = await signIn(server, 'client_secret_post');
+    expect(client.client_secret).toBeTruthy();
+    expect(await mcpStatus(server, tokens.access_token)).toBe(200);
+    // Without its secret the confidential client cannot refresh.
+    const { status, body } = await tokenRequest(server, { client_id: client.client_id }, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(status).toBe(401);
+    expect(body.error).toBe('invalid_client');
+  });
+
+  it('accepts a client ID metadata document (CIMD) fetched through the injected fetch', async () => {
+    const metadata = await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json() as Record<string, unknown>;
+    expect(metadata).toMatchObject({ issuer: server.url, client_id_metadata_document_supported: true, code_challenge_methods_supported: ['S256'], authorization_response_iss_parameter_supported: true });
+    expect(metadata.scopes_supported).toEqual(expect.arrayContaining(['offline_access', 'mcp']));
+    const claude = new ClaudeProvider({}, CIMD_URL);
+    expect(await auth(claude, { serverUrl: server.mcpUrl })).toBe('REDIRECT');
+    expect(claude.authorizationUrl!.searchParams.get('client_id')).toBe(CIMD_URL);
+    const back = await new Browser().authorize(claude.authorizationUrl!.href, REDIRECT);
+    expect(await auth(claude, { serverUrl: server.mcpUrl, authorizationCode: back.searchParams.get('code')! })).toBe('AUTHORIZED');
+    expect(await searchWith(server, claude)).toContain('baking');
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['wrong', 'x'.repeat(43)],
+  ])('refuses a code redeemed with a %s PKCE verifier', async (_label, verifier) => {
+    const client = await register(server, 'none');
+    const { challenge } = pkcePair();
+    const back = await new Browser().authorize(authorizeUrl(server, client.client_id, challenge), REDIRECT);
+    const { status, body } = await tokenRequest(server, client, {
+      grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, ...(verifier ? { code_verifier: verifier } : {}),
+    });
+    expect(status).toBe(400);
+    expect(body.error).toMatch(/invalid_grant|invalid_request/);
+    expect(body.access_token).toBeUndefined();
+  });
+
+  it('refuses an authorization request without PKCE', async () => {
+    const client = await register(server, 'none');
+    const url = new URL(authorizeUrl(server, client.client_id, 'unused'));
+    url.searchParams.delete('code_challenge');
+    url.searchParams.delete('code_challenge_method');
+    const { redirect } = await new Browser().follow(url.href, REDIRECT);
+    expect(redirect?.searchParams.get('error')).toBe('invalid_request');
+    expect(redirect?.searchParams.get('code')).toBeNull();
+  });
+
+  it('answers a foreign resource with invalid_target', async () => {
+    const client = await register(server, 'none');
+    const { challenge } = pkcePair();
+    const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, challenge, { resource: 'https://elsewhere.example/mcp' }), REDIRECT);
+    expect(redirect?.searchParams.get('error')).toBe('invalid_target');
+    expect(redirect?.searchParams.get('code')).toBeNull();
+  });
+
+  it('denies an email outside the allowlist with access_denied and issues no code', async () => {
+    upstream.user = { email: 'eve@outsider.example' };
+    const client = await register(server, 'none');
+    const { challenge } = pkcePair();
+    const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, challenge), REDIRECT);
+    expect(redirect?.searchParams.get('error')).toBe('access_denied');
+    expect(redirect?.searchParams.get('code')).toBeNull();
+    expect(server.rawLog()).toContain('sign-in denied');
+  });
+
+  it('denies an allowed address whose email is not verified', async () => {
+    upstream.user = { email: 'unverified@example.com', emailVerified: false };
+    const client = await register(server, 'none');
+    const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+    expect(redirect?.searchParams.get('error')).toBe('access_denied');
+  });
+
+  it('refuses a consent POST without its CSRF token, and the interaction issues no code', async () => {
+    const client = await register(server, 'none');
+    const browser = new Browser();
+    const first = await browser.follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+    const html = await first.page!.text();
+    expect(html).toContain('Claude');
+    expect(html).toContain('localhost:33418');
+    const form_ = consentForm(html)!;
+    const refused = await browser.request(new URL(form_.action, server.url).href, form({ decision: 'allow' }));
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('location')).toBeNull();
+    const forged = await browser.request(new URL(form_.action, server.url).href, form({ decision: 'allow', csrf: 'forged' }));
+    expect(forged.status).toBe(403);
+  });
+
+  it('lets two refreshes of one token at once both succeed (grace window)', async () => {
+    const { client, tokens } = await signIn(server);
+    const [a, b] = await Promise.all([1, 2].map(() => tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })));
+    expect(a!.status).toBe(200);
+    expect(b!.status).toBe(200);
+    expect(a!.body.refresh_token).not.toBe(tokens.refresh_token);
+    expect(await mcpStatus(server, a!.body.access_token!)).toBe(200);
+    expect(await mcpStatus(server, b!.body.access_token!)).toBe(200);
+  });
+
+  it('revokes the whole grant when a rotated refresh token is replayed after the grace window', async () => {
+    const { client, tokens } = await signIn(server);
+    const first = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(first.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1200)); // the test grace window is 1 s
+    const replay = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(replay.status).toBe(400);
+    expect(replay.body.error).toBe('invalid_grant');
+    // The newer refresh token and every access token of the grant are dead too.
+    const newer = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token! });
+    expect(newer.body.error).toBe('invalid_grant');
+    expect(await mcpStatus(server, first.body.access_token!)).toBe(401);
+    expect(await mcpStatus(server, tokens.access_token)).toBe(401);
+  });
+
+  it('keeps access and refresh tokens valid across a restart', async () => {
+    const { client, tokens } = await signIn(server);
+    await server.close();
+    server = await start();
+    expect(await mcpStatus(server, tokens.access_token)).toBe(200);
+    const refreshed = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(refreshed.status).toBe(200);
+    expect(await mcpStatus(server, refreshed.body.access_token!)).toBe(200);
+  });
+
+  it('ends access at once with `npm run auth -- revoke <email>`', async () => {
+    const { client, tokens } = await signIn(server);
+    const listed = runAuthTool(['grants'], dataDir);
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toContain(ADA.email);
+    const revoked = runAuthTool(['revoke', ADA.email], dataDir);
+    expect(revoked.status).toBe(0);
+    expect(revoked.stdout).toContain(ADA.email);
+    expect(await mcpStatus(server, tokens.access_token)).toBe(401);
+    const refresh = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(refresh.body.error).toBe('invalid_grant');
+    expect(runAuthTool(['grants'], dataDir).stdout).not.toContain(ADA.email);
+  });
+});
+
+describe('team sign-in with GitHub', () => {
+  let github: Awaited<ReturnType<typeof startGithubUpstream>>;
+  let server: SignInServer;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    dataDir = await mkdtemp(join(tmpdir(), 'corpus-signin-gh-'));
+    github = await startGithubUpstream(UPSTREAM_CLIENT);
+    server = await startSignInServer({
+      LOGIN_PROVIDER: 'github', LOGIN_GITHUB_URL: github.url, LOGIN_GITHUB_API_URL: github.apiUrl,
+      LOGIN_CLIENT_ID: UPSTREAM_CLIENT.id, LOGIN_CLIENT_SECRET: UPSTREAM_CLIENT.secret, ALLOWED_GITHUB_ORGS: 'our-team', AUTH_SECRET: SECRET,
+    }, { port, dataDir });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await github?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('signs in a member of an allowed organisation and serves a search', async () => {
+    github.user = { email: 'grace@personal.example', orgs: ['Our-Team'] };
+    const claude = new ClaudeProvider();
+    expect(await auth(claude, { serverUrl: server.mcpUrl })).toBe('REDIRECT');
+    const back = await new Browser().authorize(claude.authorizationUrl!.href, REDIRECT);
+    expect(await auth(claude, { serverUrl: server.mcpUrl, authorizationCode: back.searchParams.get('code')! })).toBe('AUTHORIZED');
+    expect(await searchWith(server, claude)).toContain('baking');
+    expect(server.rawLog()).not.toMatch(/gho_[0-9a-f]{24}/); // the upstream token is never logged
+  });
+
+  it('denies a GitHub user outside the organisation with access_denied', async () => {
+    github.user = { email: 'mallory@personal.example', orgs: ['another-org'] };
+    const client = await register(server, 'none');
+    const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+    expect(redirect?.searchParams.get('error')).toBe('access_denied');
+    expect(redirect?.searchParams.get('code')).toBeNull();
+  });
+});
