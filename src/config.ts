@@ -388,13 +388,7 @@ const loginSchema = z.object({
 function readLogin(env: Readonly<Record<string, string | undefined>>): { login: LoginConfig | undefined; problems: string[] } {
   const problems: string[] = [];
   const parsed = loginSchema.safeParse(env);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const name = String(issue.path[0] ?? '?');
-      problems.push(`${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`);
-    }
-    return { login: undefined, problems };
-  }
+  if (!parsed.success) return { login: undefined, problems: issueProblems(parsed.error.issues, env) };
   const l = parsed.data;
   const clientSecret = env.LOGIN_CLIENT_SECRET?.trim() || undefined;
   const secret = env.AUTH_SECRET?.trim() || undefined;
@@ -471,6 +465,14 @@ function readLogin(env: Readonly<Record<string, string | undefined>>): { login: 
   };
 }
 
+/** One line per schema issue, naming the variable and its value. */
+function issueProblems(issues: readonly { path: readonly PropertyKey[]; message: string }[], env: Readonly<Record<string, string | undefined>>): string[] {
+  return issues.map((issue) => {
+    const name = String(issue.path[0] ?? '?');
+    return `${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`;
+  });
+}
+
 /** Whether `host` only accepts connections from this machine: localhost, 127.0.0.0/8 or ::1. */
 export function isLoopbackHost(host: string): boolean {
   const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
@@ -491,10 +493,7 @@ function readAuth(env: Readonly<Record<string, string | undefined>>): { auth: Pa
   const metricsToken = env.METRICS_TOKEN?.trim() || undefined;
   if (metricsToken !== undefined) problems.push(...staticTokenProblems([metricsToken], () => 'METRICS_TOKEN'));
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const name = String(issue.path[0] ?? '?');
-      problems.push(`${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`);
-    }
+    problems.push(...issueProblems(parsed.error.issues, env));
     return { auth: undefined, problems };
   }
   const a = parsed.data;
@@ -565,10 +564,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     authProblems.push('ALLOW_UNAUTHENTICATED="true": contradicts LOGIN_PROVIDER; remove one or the other');
   }
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      const name = String(issue.path[0] ?? '?');
-      return `${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`;
-    });
+    const problems = issueProblems(parsed.error.issues, env);
     throw new ConfigError([...problems, ...authProblems, ...secretProblems(env)]);
   }
   const e = parsed.data;

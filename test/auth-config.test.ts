@@ -1,20 +1,12 @@
 // The authentication settings of src/config.ts: parsing, the rules every value must follow, and the
 // secure default (no auth → loopback only), all reported in the one ConfigError with the other settings.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, isLoopbackHost, loadConfig } from '../src/config.js';
+import { isLoopbackHost, loadConfig } from '../src/config.js';
+import { problemsOf } from './support/config-problems.js';
 
 const tokenA = 'a'.repeat(32);
 const tokenB = 'b'.repeat(40);
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return [...error.problems];
-    throw error;
-  }
-  return [];
-}
 
 describe('config', () => {
   describe('loadConfig: authentication', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadAuthDataDir, loadConfig } from '../src/config.js';
+import { loadAuthDataDir, loadConfig } from '../src/config.js';
+import { problemsOf } from './support/config-problems.js';
 
 const SECRET = 's'.repeat(32);
 const GOOGLE = {
@@ -8,15 +9,6 @@ const GOOGLE = {
   PUBLIC_URL: 'https://docs.example.com', HOST: '0.0.0.0',
 };
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return [...error.problems];
-    throw error;
-  }
-  return [];
-}
 
 describe('loadConfig > team sign-in (LOGIN_PROVIDER)', () => {
   it('turns the built-in server on with its defaults', () => {

@@ -195,6 +195,19 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
   });
 
   it.each([
+    ['http://docs.attacker.example/callback', 400],
+    ['https://claude.ai/api/mcp/auth_callback', 201],
+    ['http://127.0.0.1:7777/callback', 201],
+  ])('registers redirect URI %s with HTTP %i: https, or http on loopback only', async (uri, status) => {
+    const response = await fetch(`${server.url}/register`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [uri], token_endpoint_auth_method: 'none' }),
+    });
+    expect(response.status).toBe(status);
+    if (status === 400) expect(await response.json()).toMatchObject({ error: 'invalid_redirect_uri' });
+  });
+
+  it.each([
     ['missing', undefined],
     ['wrong', 'x'.repeat(43)],
   ])('refuses a code redeemed with a %s PKCE verifier', async (_label, verifier) => {

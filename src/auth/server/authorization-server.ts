@@ -19,6 +19,9 @@ export const RESOURCE_SCOPE = 'mcp';
 export const UPSTREAM_CALLBACK_PATH = '/oauth/callback';
 /** How long an upstream sign-in may take, ms. */
 const UPSTREAM_LOGIN_TTL_MS = 10 * 60_000;
+/** The client metadata key whose validator enforces the redirect URI policy (never set by clients). */
+const REDIRECT_POLICY = 'urn:corpus-mcp:redirect-uri-policy';
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** How long a registration that never obtained a grant is kept, seconds. */
 const UNUSED_CLIENT_TTL_SECONDS = 24 * 3600;
 
@@ -103,6 +106,21 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
     scopes: ['openid', 'email', 'offline_access', RESOURCE_SCOPE],
     responseTypes: ['code'],
+    // RFC 8252 and the MCP spec: redirect URIs are https, or plain http on a loopback host only (Claude
+    // Code and other native clients listen on http://localhost:<port>/callback). oidc-provider alone
+    // accepts plain http on any host for a web client; this validator runs for every registration.
+    extraClientMetadata: {
+      properties: [REDIRECT_POLICY],
+      validator(_ctx, key, _value, metadata) {
+        if (key !== REDIRECT_POLICY) return;
+        for (const uri of (metadata.redirect_uris as string[] | undefined) ?? []) {
+          const url = URL.parse(uri);
+          if (url !== null && url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
+            throw Object.assign(new errors.InvalidRedirectUri(), { error_description: `redirect URI ${uri} must be https, or http on a loopback host (RFC 8252)` });
+          }
+        }
+      },
+    },
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
