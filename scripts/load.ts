@@ -14,9 +14,13 @@
 //   npm run load -- --soak                         # 5,000 idle sessions' memory, then 2,500 opened and
 //                                                  # abandoned in waves under a cap of 500
 //   npm run load -- --soak --waves 12 --wave-size 250 --max-sessions 500 --idle-sessions 5000
+//   npm run load -- --eras                         # only search_documents in the legacy era (2025
+//                                                  # sessions, SDK 1.x) vs the modern era (2026-07-28,
+//                                                  # SDK v2), same server, alternating rounds
 import { fork } from 'node:child_process';
 import { Session } from 'node:inspector/promises';
 import type { ChildProcess } from 'node:child_process';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -38,6 +42,9 @@ interface Options {
   idleSessions: number;
   logLevel: string;
   profile: boolean;
+  eras: boolean;
+  eraSessions: number;
+  eraDurationS: number;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -68,6 +75,11 @@ function parseOptions(argv: readonly string[]): Options {
     idleSessions: bounded('idle-sessions', 5000, 100, 100_000),
     logLevel: value('log-level', 'info'),
     profile: argv.includes('--profile'),
+    eras: argv.includes('--eras'),
+    // At most 16: with authentication off every modern request counts against one anonymous
+    // principal, whose in-flight bound is MAX_CONCURRENT_PER_SESSION (default 16).
+    eraSessions: bounded('era-sessions', 8, 1, 16),
+    eraDurationS: bounded('era-duration', 8, 1, 120),
   };
 }
 
@@ -372,6 +384,109 @@ function rawCaller(url: string, sessionIds: readonly string[], claims: readonly 
   };
 }
 
+// ── legacy vs modern era ─────────────────────────────────────────────────────────────────────────
+/** One search_documents call by worker `worker`, in one era; resolves to the tool result. */
+type EraSearch = (worker: number, iteration: number) => Promise<CallToolResult>;
+
+/**
+ * search_documents in the legacy era (a 1.x client on its session) against the modern era (an SDK v2
+ * client, one request per call, no session), on the same server: rounds alternate, twice each, so
+ * drift on a shared machine falls on both alike.
+ */
+async function compareEras(workers: number, legacy: EraSearch, modern: EraSearch, seconds: number, server: ServerChild | undefined, label: string): Promise<void> {
+  const recorder = new Recorder();
+  const elapsed = { legacy: 0, modern: 0 };
+  const cpu = { legacy: 0, modern: 0 };
+  const slots = Array.from({ length: workers }, (_, i) => i);
+  for (let round = 0; round < 2; round += 1) {
+    for (const era of ['legacy', 'modern'] as const) {
+      const search = era === 'legacy' ? legacy : modern;
+      const before = await server?.stats();
+      elapsed[era] += await drive(slots, seconds / 2, async (worker, i) => {
+        await recorder.time(era, () => search(worker, i), toolProblem);
+      });
+      const after = await server?.stats();
+      if (before && after) cpu[era] += after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs;
+    }
+  }
+  const [legacyRow] = rows(recorder, elapsed.legacy, ['legacy']) as [Row];
+  const [modernRow] = rows(recorder, elapsed.modern, ['modern']) as [Row];
+  console.log(`\n## search_documents, legacy era vs modern era, ${label}: ${workers} concurrent clients, alternating rounds, ${seconds} s of each\n`);
+  printRows([
+    { ...legacyRow, name: 'legacy (2025-11-25 session, SDK 1.x)' },
+    { ...modernRow, name: 'modern (2026-07-28, SDK v2, no session)' },
+  ]);
+  console.log(
+    `\nmodern ÷ legacy: calls/s ${(modernRow.perSecond / legacyRow.perSecond).toFixed(2)}, p50 ${(modernRow.p50 / legacyRow.p50).toFixed(2)}` +
+      (server ? `; server CPU per call: legacy ${(cpu.legacy / Math.max(legacyRow.calls, 1)).toFixed(3)} ms, modern ${(cpu.modern / Math.max(modernRow.calls, 1)).toFixed(3)} ms` : ''),
+  );
+  for (const sample of recorder.errorSamples) console.log(`  error: ${sample}`);
+  if (recorder.totalErrors > 0) process.exitCode = 1;
+}
+
+/** The modern request envelope (protocol version, client info and capabilities in `_meta`). */
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'load-raw', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+/** search_documents as one bare modern POST: the server and HTTP, without the SDK v2 client's work. */
+function rawModernSearch(url: string, claims: readonly string[]): EraSearch {
+  let id = 0;
+  return async (worker, i) => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { ...POST_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'search_documents' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: (id += 1),
+        method: 'tools/call',
+        params: { name: 'search_documents', arguments: { query: claims[(worker * 104729 + i) % claims.length] as string }, _meta: MODERN_META },
+      }),
+    });
+    const text = await response.text();
+    const json = text.startsWith('{') ? text : text.split('\n').find((line) => line.startsWith('data:'))?.slice(5);
+    if (response.status !== 200 || json === undefined) throw new Error(`tools/call answered ${response.status}`);
+    const message = JSON.parse(json) as { result?: CallToolResult; error?: { message: string } };
+    if (!message.result) throw new Error(`tools/call failed: ${message.error?.message}`);
+    return message.result;
+  };
+}
+
+async function reportEras(url: string, server: ServerChild | undefined, claims: readonly string[], options: Options): Promise<void> {
+  const workers = options.eraSessions;
+  const legacy = await Promise.all(Array.from({ length: workers }, (_, n) => connect(url, n)));
+  const modern = await Promise.all(
+    Array.from({ length: workers }, async (_, n) => {
+      const client = new ModernClient({ name: `load-modern-${n}`, version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+      await client.connect(new ModernTransport(new URL(url)));
+      if (client.getProtocolEra() !== 'modern') throw new Error('the SDK v2 client did not land on the modern era');
+      await client.listTools();
+      return client;
+    }),
+  );
+  const query = (worker: number, i: number) => ({ name: 'search_documents', arguments: { query: claims[(worker * 104729 + i) % claims.length] as string } });
+  await compareEras(
+    workers,
+    async (worker, i) => (await legacy[worker]!.client.callTool(query(worker, i))) as CallToolResult,
+    async (worker, i) => (await modern[worker]!.callTool(query(worker, i))) as CallToolResult,
+    options.eraDurationS,
+    server,
+    'SDK clients',
+  );
+  const sessionIds = legacy.map((c) => c.transport.sessionId as string);
+  const rawLegacy = rawCaller(url, sessionIds, claims);
+  await compareEras(workers, async (worker, i) => (await rawLegacy.search(worker, i)) as CallToolResult, rawModernSearch(url, claims), options.eraDurationS, server, 'raw HTTP');
+  await Promise.all([
+    ...legacy.map(async ({ client, transport }) => {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    }),
+    ...modern.map((client) => client.close()),
+  ]);
+}
+
 // ── soak ─────────────────────────────────────────────────────────────────────────────────────────
 const POST_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
@@ -590,6 +705,10 @@ async function main(options: Options): Promise<void> {
       await soak(server!, claims, options);
       return;
     }
+    if (options.eras) {
+      await reportEras(url, server, claims, options);
+      return;
+    }
     const idle = await server?.stats(true);
     const connectStarted = performance.now();
     const connected = await Promise.all(Array.from({ length: options.sessions }, (_, n) => connect(url, n)));
@@ -623,6 +742,7 @@ async function main(options: Options): Promise<void> {
       await client.close();
     }));
     if (recorder.totalErrors > 0) process.exitCode = 1;
+    await reportEras(url, server, claims, options);
     if (server) await searchStages(writeCorpusFolder(readScifactDocs()), claims);
   } finally {
     await server?.stop();
