@@ -8,7 +8,9 @@ import type { ToolCallEvent } from '../src/mcp/mcp-service.js';
 import { TOOLS } from '../src/mcp/tools/create-tools.js';
 import { connectClient, startTestServer } from './support/test-server.js';
 import type { TestServer } from './support/test-server.js';
-import { SAMPLE_FILES, SAMPLE_SOURCES } from './support/sample-corpus.js';
+import { SAMPLE_FILES, SAMPLE_SOURCES, writeCorpusFiles } from './support/sample-corpus.js';
+import { loadCorpus } from '../src/corpus/load-corpus.js';
+import { SearchIndex } from '../src/search/search-index.js';
 import { connectV2Client, MODERN_VERSION, modernRequest } from './support/modern-mcp.js';
 import { openSession, postMessage } from './support/raw-mcp.js';
 
@@ -145,7 +147,7 @@ describe('dual-era /mcp', () => {
       expect(status).toBe(200);
       const result = message!.result!;
       expect(result.supportedVersions).toEqual([MODERN_VERSION]);
-      expect(result.capabilities).toEqual({ tools: {}, resources: {} });
+      expect(result.capabilities).toEqual({ tools: {}, resources: { listChanged: true } });
       expect(result).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });
     });
 
@@ -275,5 +277,37 @@ describe('dual-era /mcp: the in-flight bound is per principal in the modern era'
       ['modern', 'alice'],
       ['modern', 'bob'],
     ]);
+  });
+});
+
+describe('dual-era /mcp: a reload, the modern way', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ files: SAMPLE_FILES });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('tells a modern client listening on subscriptions/listen that the resource list changed, and the new list has the new document', async () => {
+    const client = await connectV2Client(server.mcpUrl, 'auto');
+    try {
+      let resolveChanged!: () => void;
+      const changed = new Promise<void>((resolve) => (resolveChanged = resolve));
+      client.setNotificationHandler('notifications/resources/list_changed', () => resolveChanged());
+      const subscription = await client.listen({ resourcesListChanged: true });
+      expect(subscription.honoredFilter).toMatchObject({ resourcesListChanged: true });
+
+      await writeCorpusFiles(server.corpusDir, { 'guides/new.md': '# Brand new\n\nA document added before the reload.\n' });
+      const corpus = await loadCorpus(server.corpusDir);
+      server.holder.set({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
+      await Promise.race([changed, new Promise((_, reject) => setTimeout(() => reject(new Error('no notifications/resources/list_changed within 5 s of the reload')), 5000))]);
+
+      const listed = await modernRequest(server.mcpUrl, { method: 'resources/list' });
+      expect((listed.message!.result!.resources as Array<{ name: string }>).map((r) => r.name)).toContain('guides/new.md');
+      await subscription.close();
+    } finally {
+      await client.close();
+    }
   });
 });

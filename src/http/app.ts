@@ -162,6 +162,8 @@ export function createApp(options: AppOptions): CorpusApp {
     // Refusals (-32020, -32022, …) are answered to the client; they are worth a debug line, not more.
     onerror: (error) => logger.debug({ err: error, era: 'modern' }, 'modern request refused or failed'),
   });
+  // A reload changes the documents: modern clients listening on subscriptions/listen are told.
+  const stopAnnouncingReloads = index.onChange(() => modern.notify.resourcesChanged());
   const durable = sessionsEnabled
     ? createDurableSessions({
         sessions,
@@ -207,6 +209,7 @@ export function createApp(options: AppOptions): CorpusApp {
     app,
     sessions,
     close: async () => {
+      stopAnnouncingReloads();
       await Promise.all([sessions.closeAll(), modern.close()]);
     },
   };

@@ -27,10 +27,11 @@ import type { McpService } from './mcp-service.js';
 export const MODERN_LIST_TTL_MS = 300_000;
 
 /**
- * Offered to modern clients: tools and resources. Logging is deprecated in 2026-07-28 and not offered;
- * the server never asks clients for sampling or roots.
+ * Offered to modern clients: tools, and resources whose list changes on a reload (announced on
+ * `subscriptions/listen`; the tool list never changes while the process runs). Logging is deprecated in
+ * 2026-07-28 and not offered; the server never asks clients for sampling or roots.
  */
-const CAPABILITIES = { tools: {}, resources: {} } as const;
+const CAPABILITIES = { tools: {}, resources: { listChanged: true } } as const;
 
 /** JSON-RPC codes of the 2026-07-28 revision (resource not found is -32602 there). */
 const MODERN_CODES: Record<McpRequestErrorCode, ProtocolErrorCode> = {
