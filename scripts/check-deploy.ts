@@ -154,4 +154,37 @@ child.kill('SIGTERM');
 const code = await exited;
 if (code !== 0) fail(`after SIGTERM the server exited with ${code}, expected 0`);
 step('SIGTERM: exit code 0');
+
+// Team sign-in in the same production layout: the authorization server answers its metadata, and a
+// client registration is written through better-sqlite3, whose addon the runtime stage copies in
+// (its npm ci runs with --ignore-scripts). The upstream provider is not contacted before a sign-in.
+{
+  const signInPort = await freePort();
+  const signInBase = `http://127.0.0.1:${signInPort}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'corpus-mcp-auth-data-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const signInEnv: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH, NODE_ENV: 'production', ...imageEnv, HOST: '127.0.0.1', PORT: String(signInPort),
+    CORPUS_DIR: env.CORPUS_DIR, PUBLIC_URL: signInBase, AUTH_DATA_DIR: dataDir,
+    LOGIN_PROVIDER: 'oidc', LOGIN_OIDC_ISSUER: 'http://127.0.0.1:9', LOGIN_CLIENT_ID: 'check-deploy',
+    LOGIN_CLIENT_SECRET: randomBytes(16).toString('hex'), ALLOWED_EMAIL_DOMAINS: 'example.com', AUTH_SECRET: randomBytes(32).toString('hex'),
+  };
+  const signIn = spawn(cmd[0]!, cmd.slice(1), { cwd: app, env: signInEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+  cleanups.push(() => signIn.kill('SIGKILL'));
+  const signInExited = new Promise<number | null>((resolve) => signIn.once('exit', (code) => resolve(code)));
+  const metadata = await until('the authorization server metadata', async () => {
+    const res = await fetch(`${signInBase}/.well-known/oauth-authorization-server`);
+    return res.status === 200 ? ((await res.json()) as { issuer?: string }) : undefined;
+  });
+  if (metadata.issuer !== signInBase) fail(`the authorization server metadata names issuer ${metadata.issuer}, expected ${signInBase}`);
+  const registered = await fetch(`${signInBase}/register`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: ['http://localhost:33418/callback'], token_endpoint_auth_method: 'none' }),
+  });
+  if (registered.status !== 201) fail(`POST /register answered ${registered.status}: ${(await registered.text()).slice(0, 200)}`);
+  if (!existsSync(join(dataDir, 'auth.sqlite'))) fail(`no store was written in AUTH_DATA_DIR ${dataDir}`);
+  signIn.kill('SIGTERM');
+  if ((await signInExited) !== 0) fail('the sign-in server did not exit 0 on SIGTERM');
+  step('team sign-in: metadata served, a registration stored in AUTH_DATA_DIR/auth.sqlite through the copied addon');
+}
 console.log('check-deploy: OK');

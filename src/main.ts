@@ -12,6 +12,7 @@ import { readTokenFile, TokenFileError } from './auth/token-file.js';
 import { ConfigError, loadConfig } from './config.js';
 import type { Config } from './config.js';
 import { assembleServer } from './http/assemble.js';
+import type { AssembleOptions } from './http/assemble.js';
 import { httpServerOptions } from './http/server-options.js';
 import { watchCorpus } from './index-service/corpus-watcher.js';
 import { engineVersion } from './index-service/engine-version.js';
@@ -62,7 +63,10 @@ async function main(): Promise<void> {
 
   // The built-in authorization server's records (AUTH_DATA_DIR), opened before anything listens.
   let authStore: Store | undefined;
+  let createSignIn: AssembleOptions['createSignIn'];
   if (config.auth.login !== undefined) {
+    // Loaded only with team sign-in: oidc-provider and the upstream clients cost start-up time and memory.
+    ({ createSignIn } = await import('./auth/server/sign-in.js'));
     const dataDir = resolve(config.auth.login.dataDir);
     try {
       authStore = await openStore({ dataDir });
@@ -85,7 +89,7 @@ async function main(): Promise<void> {
   });
   let assembled: ReturnType<typeof assembleServer>;
   try {
-    assembled = assembleServer({ config, index: holder, indexService, logger, fileTokens, version: pkg.version, ...(authStore ? { authStore } : {}) });
+    assembled = assembleServer({ config, index: holder, indexService, logger, fileTokens, version: pkg.version, ...(authStore ? { authStore } : {}), ...(createSignIn ? { createSignIn } : {}) });
   } catch (error) {
     if (error instanceof StaticTokenConfigError) {
       console.error(`corpus-mcp: ${error.message}`);

@@ -2,8 +2,7 @@
 // the app, wired to each other in one place. main.ts, the load tool and the end-to-end tests all call
 // this, so what the tests observe is what production runs.
 import type { Server } from 'node:http';
-import { createSignIn } from '../auth/server/sign-in.js';
-import type { SignInOptions } from '../auth/server/sign-in.js';
+import type { createSignIn, SignInOptions } from '../auth/server/sign-in.js';
 import type { Config } from '../config.js';
 import type { Store } from '../store/store.js';
 import type { AppLogger } from '../logger.js';
@@ -35,8 +34,12 @@ export interface AssembleOptions {
   semanticTuning?: SemanticTuning;
   /** The service building and reloading the index, when there is one: feeds /readyz and the metrics. */
   indexService?: OperationsOptions['indexService'];
-  /** The store of the built-in authorization server; required when LOGIN_PROVIDER is set. */
+  /**
+   * With LOGIN_PROVIDER: the store (AUTH_DATA_DIR) and `createSignIn` from src/auth/server/sign-in.ts,
+   * which the caller imports only then, so a server without team sign-in never loads oidc-provider.
+   */
   authStore?: Store;
+  createSignIn?: typeof createSignIn;
   /** Sign-in tuning that is not configuration (tests: a short refresh grace window, a CIMD fetch). */
   signInTuning?: SignInOptions['tuning'];
   /** App options that config cannot express (e.g. an idle TTL in milliseconds for tests). Applied last. */
@@ -53,6 +56,11 @@ export interface AssembledServer {
   attach(server: Server): void;
 }
 
+function requireSignIn(factory: typeof createSignIn | undefined): typeof createSignIn {
+  if (factory === undefined) throw new TypeError('LOGIN_PROVIDER is set: import createSignIn (src/auth/server/sign-in.ts) and pass it');
+  return factory;
+}
+
 function requireStore(store: Store | undefined): Store {
   if (store === undefined) throw new TypeError('LOGIN_PROVIDER is set: open the store (AUTH_DATA_DIR) and pass it as authStore');
   return store;
@@ -65,7 +73,7 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
   // Refusals are counted by ops, built next; the hook only runs once requests arrive.
   const signIn = config.auth.login === undefined
     ? undefined
-    : createSignIn({
+    : requireSignIn(options.createSignIn)({
         login: config.auth.login,
         issuer: publicUrl,
         resource: `${publicUrl}/mcp`,

@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import type { MiddlewareHandler } from 'hono';
 import type { OAuthVerifierOptions } from '../auth/oauth-verifier.js';
 import { StaticTokenConfigError } from '../auth/static-tokens.js';
-import { SIGN_IN_SCOPES } from '../auth/server/sign-in.js';
+import { SIGN_IN_SCOPES } from '../auth/server/protocol.js';
 import type { SignIn } from '../auth/server/sign-in.js';
 import { createVerifier } from '../auth/verifier.js';
 import type { AuthConfig } from '../config.js';

@@ -14,6 +14,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
+import { createSignIn } from '../../src/auth/server/sign-in.js';
 import { loadConfig } from '../../src/config.js';
 import type { Config } from '../../src/config.js';
 import { loadCorpus } from '../../src/corpus/load-corpus.js';
@@ -265,7 +266,7 @@ export async function startSignInServer(
   const raw: string[] = [];
   const logger = createLogger({ level: 'debug', destination: { write: (chunk: string) => void raw.push(chunk) } });
   const store = await openStore({ dataDir: config.auth.login!.dataDir });
-  const { corpusApp: app, attach } = assembleServer({ config, index: holder, logger, authStore: store, ...(tuning ? { signInTuning: tuning } : {}) });
+  const { corpusApp: app, attach } = assembleServer({ config, index: holder, logger, authStore: store, createSignIn, ...(tuning ? { signInTuning: tuning } : {}) });
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.app.fetch, hostname: '127.0.0.1', port }, () => resolve(s as Server));
   });

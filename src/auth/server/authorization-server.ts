@@ -8,15 +8,12 @@ import type { Store } from '../../store/store.js';
 import type { Allowlist } from './allowlist.js';
 import { consentPage, errorPage } from './consent-page.js';
 import { deriveKeys } from './keys.js';
+import { RESOURCE_SCOPE, UPSTREAM_CALLBACK_PATH } from './protocol.js';
 import type { DerivedKeys } from './keys.js';
 import { createStoreAdapter } from './store-adapter.js';
 import { UpstreamLoginError } from './upstream-login.js';
 import type { UpstreamLogin } from './upstream-login.js';
 
-/** The one scope of the MCP resource; `offline_access` asks for a refresh token. */
-export const RESOURCE_SCOPE = 'mcp';
-/** Path the upstream provider redirects back to: register PUBLIC_URL + this upstream. */
-export const UPSTREAM_CALLBACK_PATH = '/oauth/callback';
 /** How long an upstream sign-in may take, ms. */
 const UPSTREAM_LOGIN_TTL_MS = 10 * 60_000;
 /** The client metadata key whose validator enforces the redirect URI policy (never set by clients). */

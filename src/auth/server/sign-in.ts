@@ -2,15 +2,14 @@ import type { LoginConfig } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/store.js';
 import { createAllowlist } from './allowlist.js';
-import { createAuthorizationServer, RESOURCE_SCOPE, UPSTREAM_CALLBACK_PATH } from './authorization-server.js';
+import { createAuthorizationServer } from './authorization-server.js';
 import type { AuthorizationServer, AuthorizationServerOptions } from './authorization-server.js';
 import { createIssuedTokenVerifier } from './issued-token-verifier.js';
+import { UPSTREAM_CALLBACK_PATH } from './protocol.js';
 import type { IssuedTokenVerifier } from './issued-token-verifier.js';
 import { createGithubUpstream } from './upstream-github.js';
 import { createOidcUpstream } from './upstream-oidc.js';
 
-/** The scopes the protected-resource metadata offers clients: the resource's, and a refresh token. */
-export const SIGN_IN_SCOPES = Object.freeze([RESOURCE_SCOPE, 'offline_access']);
 
 export interface SignIn {
   server: AuthorizationServer;

@@ -7,7 +7,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { AuthorizationServer, InteractionOutcome } from '../../auth/server/authorization-server.js';
-import { UPSTREAM_CALLBACK_PATH } from '../../auth/server/authorization-server.js';
+import { UPSTREAM_CALLBACK_PATH } from '../../auth/server/protocol.js';
 import { PAGE_HEADERS } from '../../auth/server/consent-page.js';
 
 /** oidc-provider's own endpoints, at the origin: Claude falls back to guessing these paths. */
