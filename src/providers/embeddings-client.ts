@@ -3,34 +3,20 @@
 // { data: [{ index, embedding: number[] }] }. Texts are sent in batches, a few batches at a time;
 // each batch is retried on its own. Vectors come back as unit-length Float32Arrays so that a dot
 // product is the cosine similarity. No ranking happens here.
-import type { Logger } from '../logger.js';
 import { mapLimited } from './map-limited.js';
-import { postJson, type RetryPolicy } from './post-json.js';
+import { postJson, type ProviderClientOptions, type RetryPolicy } from './post-json.js';
 import { ProviderError } from './provider-error.js';
 
-export interface EmbeddingsClientOptions {
-  /** Base URL; the client calls `<url>/embeddings`. */
-  url: string;
+/** Retry policy defaults: timeoutMs 30000, maxRetries 4, backoffMs 500, maxRetryAfterMs 60000. */
+export interface EmbeddingsClientOptions extends ProviderClientOptions {
   /** Model name sent with every request. */
   model: string;
-  /** Bearer key; undefined sends no Authorization header. Never logged. */
-  apiKey?: string;
   /** Sent as `dimensions` for models that can shorten their output; undefined leaves the model's own. */
   dimensions?: number;
   /** Texts per request. Default 64; 1–2048. */
   batchSize?: number;
   /** Requests in flight at once. Default 4; 1–64. */
   concurrency?: number;
-  /** Per attempt. Default 30000 ms. */
-  timeoutMs?: number;
-  /** Default 4. */
-  maxRetries?: number;
-  /** Default 500 ms. */
-  backoffMs?: number;
-  /** Default 60000 ms. */
-  maxRetryAfterMs?: number;
-  logger?: Logger;
-  fetch?: typeof fetch;
 }
 
 export interface EmbedCallOptions {

@@ -1,6 +1,7 @@
 // POST a JSON body and read a JSON answer, with a timeout per attempt and retries with exponential
 // backoff on 429, 5xx, timeouts and connection failures. A `Retry-After` header (seconds or an HTTP
 // date, RFC 9110 §10.2.3) sets the wait before the next attempt, capped at `maxRetryAfterMs`.
+import type { Logger } from '../logger.js';
 import { ProviderError } from './provider-error.js';
 
 export interface RetryPolicy {
@@ -12,6 +13,19 @@ export interface RetryPolicy {
   backoffMs: number;
   /** Longest wait a `Retry-After` header may impose; a longer one is cut to this. */
   maxRetryAfterMs: number;
+}
+
+/**
+ * What every provider client accepts besides its own settings: the retry policy (each client states
+ * its defaults), a logger for retries, and a fetch to inject in tests.
+ */
+export interface ProviderClientOptions extends Partial<RetryPolicy> {
+  /** Base URL of the endpoint. */
+  url: string;
+  /** Bearer key; undefined sends no Authorization header. Never logged. */
+  apiKey?: string;
+  logger?: Logger;
+  fetch?: typeof fetch;
 }
 
 export interface PostJsonOptions extends RetryPolicy {

@@ -1,27 +1,13 @@
 // Client for a Cohere-compatible rerank endpoint (Cohere, Jina, Text Embeddings Inference, vLLM):
 // POST <url>/rerank { model, query, documents: string[], top_n } → { results: [{ index,
 // relevance_score }] }. TEI answers with a bare array of { index, score }; both shapes are read.
-import type { Logger } from '../logger.js';
-import { postJson } from './post-json.js';
+import { postJson, type ProviderClientOptions } from './post-json.js';
 import { ProviderError } from './provider-error.js';
 
-export interface RerankClientOptions {
-  /** Base URL; the client calls `<url>/rerank`. */
-  url: string;
+/** Retry policy defaults: timeoutMs 15000, maxRetries 1 (a user is waiting), backoffMs 300, maxRetryAfterMs 5000. */
+export interface RerankClientOptions extends ProviderClientOptions {
   /** Model name sent with every request; undefined omits it (TEI serves one model). */
   model?: string;
-  /** Bearer key; never logged. */
-  apiKey?: string;
-  /** Per attempt. Default 15000 ms. */
-  timeoutMs?: number;
-  /** Default 1: a user is waiting. */
-  maxRetries?: number;
-  /** Default 300 ms. */
-  backoffMs?: number;
-  /** Default 5000 ms. */
-  maxRetryAfterMs?: number;
-  logger?: Logger;
-  fetch?: typeof fetch;
 }
 
 export interface RerankClient {
