@@ -41,6 +41,12 @@ const op = {
   lane: (i: number) => [0xfd, 0x1f, i],
   f32x4add: [0xfd, 0xe4, 0x01],
   f32x4mul: [0xfd, 0xe6, 0x01],
+  i32store: [0x36, 0x02, 0x00],
+  i32lane: (i: number) => [0xfd, 0x1b, i],
+  i32x4add: [0xfd, 0xae, 0x01],
+  i32x4dotI16: [0xfd, 0xba, 0x01],
+  extendLowI8: [0xfd, 0x87, 0x01],
+  extendHighI8: [0xfd, 0x88, 0x01],
 };
 const [Q, ROW, N, DIMS, OUT, QP, D, A, B] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 
@@ -69,34 +75,52 @@ const section = (id: number, body: number[]): number[] => [id, ...uleb(body.leng
 const name = (s: string): number[] => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
 
 function moduleBytes(): Uint8Array {
-  const accumulate = (acc: number, offset: number): number[] => [
-    ...op.get(acc), ...op.get(ROW), ...op.v128load(offset), ...op.get(QP), ...op.v128load(offset), ...op.f32x4mul, ...op.f32x4add, ...op.set(acc),
-  ];
   const step = (local: number, by: number, sign: number[]): number[] => [...op.get(local), ...op.i32(by), ...sign, ...op.set(local)];
-  const lanes = (acc: number): number[] => [...op.get(acc), ...op.lane(0), ...[1, 2, 3].flatMap((i) => [...op.get(acc), ...op.lane(i), ...op.f32add])];
-  const code = [
+  /** The row loop around `inner` (which consumes `perStep` dimensions) and `store` (which writes *out). */
+  const rowLoop = (inner: number[], rowBytes: number, queryBytes: number, perStep: number, store: number[]): number[] => [
     ...op.block, ...op.loop,
     ...op.get(N), ...op.eqz, ...op.brIf(1),
     ...op.v128zero, ...op.set(A), ...op.v128zero, ...op.set(B),
     ...op.get(Q), ...op.set(QP), ...op.get(DIMS), ...op.set(D),
     ...op.block, ...op.loop,
     ...op.get(D), ...op.eqz, ...op.brIf(1),
-    ...accumulate(A, 0), ...accumulate(B, 16),
-    ...step(ROW, 32, op.add), ...step(QP, 32, op.add), ...step(D, 8, op.sub),
+    ...inner,
+    ...step(ROW, rowBytes, op.add), ...step(QP, queryBytes, op.add), ...step(D, perStep, op.sub),
     ...op.br(0), ...op.end, ...op.end,
-    ...op.get(OUT), ...lanes(A), ...lanes(B), ...op.f32add, ...op.f32store,
+    ...op.get(OUT), ...store,
     ...step(OUT, 4, op.add), ...step(N, 1, op.sub),
     ...op.br(0), ...op.end, ...op.end,
     ...op.end,
   ];
-  const body = [2, 2, I32, 2, V128, ...code];
+  // float32 rows · float32 query: a += row[0..4) * q[0..4); b += row[4..8) * q[4..8).
+  const f32Accumulate = (acc: number, offset: number): number[] => [
+    ...op.get(acc), ...op.get(ROW), ...op.v128load(offset), ...op.get(QP), ...op.v128load(offset), ...op.f32x4mul, ...op.f32x4add, ...op.set(acc),
+  ];
+  const f32Lanes = (acc: number): number[] => [...op.get(acc), ...op.lane(0), ...[1, 2, 3].flatMap((i) => [...op.get(acc), ...op.lane(i), ...op.f32add])];
+  const f32Code = rowLoop([...f32Accumulate(A, 0), ...f32Accumulate(B, 16)], 32, 32, 8, [...f32Lanes(A), ...f32Lanes(B), ...op.f32add, ...op.f32store]);
+  // int8 rows · int16 query: the 16 row bytes widen to two i16x8 halves, each dotted with 8 query values into i32 lanes.
+  const i8Accumulate = (acc: number, extend: number[], queryOffset: number): number[] => [
+    ...op.get(acc), ...op.get(ROW), ...op.v128load(0), ...extend, ...op.get(QP), ...op.v128load(queryOffset), ...op.i32x4dotI16, ...op.i32x4add, ...op.set(acc),
+  ];
+  const i32Lanes = (acc: number): number[] => [...op.get(acc), ...op.i32lane(0), ...[1, 2, 3].flatMap((i) => [...op.get(acc), ...op.i32lane(i), ...op.add])];
+  const i8Code = rowLoop(
+    [...i8Accumulate(A, op.extendLowI8, 0), ...i8Accumulate(B, op.extendHighI8, 16)],
+    16,
+    32,
+    16,
+    [...i32Lanes(A), ...i32Lanes(B), ...op.add, ...op.i32store],
+  );
+  const body = (code: number[]): number[] => {
+    const full = [2, 2, I32, 2, V128, ...code];
+    return [...uleb(full.length), ...full];
+  };
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, [1, 0x60, 5, I32, I32, I32, I32, I32, 0]),
-    ...section(3, [1, 0]),
+    ...section(3, [2, 0, 0]),
     ...section(5, [1, 0x00, 1]),
-    ...section(7, [2, ...name('dots'), 0x00, 0, ...name('memory'), 0x02, 0]),
-    ...section(10, [1, ...uleb(body.length), ...body]),
+    ...section(7, [3, ...name('dots'), 0x00, 0, ...name('dotsI8'), 0x00, 1, ...name('memory'), 0x02, 0]),
+    ...section(10, [2, ...body(f32Code), ...body(i8Code)]),
   ]);
 }
 
@@ -125,51 +149,87 @@ function kernelModule(): object | null {
   return compiled;
 }
 
-/** A block of memory holding rows of `stride` floats, with room for one query and one score per row. */
-export interface DotKernel {
-  /** The rows, `rows × stride` floats; write them once after creation. */
-  readonly rows: Float32Array;
-  /** Where the query goes, `stride` floats. */
-  readonly query: Float32Array;
+/** A block of memory holding rows of `stride` numbers, with room for one query and one score per row. */
+export interface DotKernel<Row, Query, Scores> {
+  /** The rows, `rows × stride` numbers; write them once after creation. */
+  readonly rows: Row;
+  /** Where the query goes, `stride` numbers. */
+  readonly query: Query;
   /** One score per row, written by `run`. */
-  readonly scores: Float32Array;
+  readonly scores: Scores;
   /** Fills `scores[from..to)` with the dot products of rows `[from, to)` with `query`. */
   run(from: number, to: number): void;
 }
 
-/**
- * Allocates a kernel for `rows` rows of `stride` floats (a multiple of DOT_LANES). `forceJs` skips
- * WebAssembly: the JavaScript loop is the reference the tests compare the SIMD path with.
- */
-export function createDotKernel(rows: number, stride: number, forceJs = false): DotKernel {
-  if (stride % DOT_LANES !== 0) throw new RangeError(`stride ${stride} is not a multiple of ${DOT_LANES}`);
-  const wasm = forceJs ? null : kernelModule();
-  if (wasm === null) return jsKernel(rows, stride);
+export type Float32Kernel = DotKernel<Float32Array, Float32Array, Float32Array>;
+/** int8 rows, int16 query, int32 dot products (exact integer arithmetic: no rounding in the kernel). */
+export type Int8Kernel = DotKernel<Int8Array, Int16Array, Int32Array>;
+
+/** Rows of an int8 kernel are padded to a multiple of this many numbers. */
+export const INT8_LANES = 16;
+
+function instantiate(bytes: number): { buffer: ArrayBuffer; exports: Record<string, unknown> } | null {
+  const wasm = kernelModule();
+  if (wasm === null) return null;
   const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly as WasmApi;
   const instance = new api.Instance(wasm, {});
   const memory = instance.exports.memory as WasmMemory;
-  const dots = instance.exports.dots as (q: number, row: number, n: number, dims: number, out: number) => void;
-  const floats = rows * stride + stride + rows;
-  const need = Math.ceil((floats * 4) / 65536) - memory.buffer.byteLength / 65536;
+  const need = Math.ceil(bytes / 65536) - memory.buffer.byteLength / 65536;
   if (need > 0) memory.grow(need);
-  const buffer = memory.buffer;
-  const rowsView = new Float32Array(buffer, 0, rows * stride);
+  return { buffer: memory.buffer, exports: instance.exports };
+}
+
+type Dots = (q: number, row: number, n: number, dims: number, out: number) => void;
+
+/**
+ * Allocates a float32 kernel for `rows` rows of `stride` floats (a multiple of DOT_LANES). `forceJs`
+ * skips WebAssembly: the JavaScript loop is the reference the tests compare the SIMD path with.
+ */
+export function createDotKernel(rows: number, stride: number, forceJs = false): Float32Kernel {
+  if (stride % DOT_LANES !== 0) throw new RangeError(`stride ${stride} is not a multiple of ${DOT_LANES}`);
   const queryAt = rows * stride * 4;
   const scoresAt = queryAt + stride * 4;
+  const wasm = forceJs ? null : instantiate(scoresAt + rows * 4);
+  if (wasm === null) {
+    return jsKernel(new Float32Array(rows * stride), new Float32Array(stride), new Float32Array(rows), stride);
+  }
+  const dots = wasm.exports.dots as Dots;
   return {
-    rows: rowsView,
-    query: new Float32Array(buffer, queryAt, stride),
-    scores: new Float32Array(buffer, scoresAt, rows),
+    rows: new Float32Array(wasm.buffer, 0, rows * stride),
+    query: new Float32Array(wasm.buffer, queryAt, stride),
+    scores: new Float32Array(wasm.buffer, scoresAt, rows),
     run(from, to) {
       if (to > from) dots(queryAt, from * stride * 4, to - from, stride, scoresAt + from * 4);
     },
   };
 }
 
-function jsKernel(rowCount: number, stride: number): DotKernel {
-  const rows = new Float32Array(rowCount * stride);
-  const query = new Float32Array(stride);
-  const scores = new Float32Array(rowCount);
+/** Allocates an int8 kernel for `rows` rows of `stride` bytes (a multiple of INT8_LANES). */
+export function createInt8Kernel(rows: number, stride: number, forceJs = false): Int8Kernel {
+  if (stride % INT8_LANES !== 0) throw new RangeError(`stride ${stride} is not a multiple of ${INT8_LANES}`);
+  const queryAt = Math.ceil((rows * stride) / 16) * 16;
+  const scoresAt = queryAt + stride * 2;
+  const wasm = forceJs ? null : instantiate(scoresAt + rows * 4);
+  if (wasm === null) return jsKernel(new Int8Array(rows * stride), new Int16Array(stride), new Int32Array(rows), stride);
+  const dots = wasm.exports.dotsI8 as Dots;
+  return {
+    rows: new Int8Array(wasm.buffer, 0, rows * stride),
+    query: new Int16Array(wasm.buffer, queryAt, stride),
+    scores: new Int32Array(wasm.buffer, scoresAt, rows),
+    run(from, to) {
+      if (to > from) dots(queryAt, from * stride, to - from, stride, scoresAt + from * 4);
+    },
+  };
+}
+
+type NumberArray = Float32Array | Int8Array | Int16Array | Int32Array;
+
+function jsKernel<Row extends NumberArray, Query extends NumberArray, Scores extends NumberArray>(
+  rows: Row,
+  query: Query,
+  scores: Scores,
+  stride: number,
+): DotKernel<Row, Query, Scores> {
   return {
     rows,
     query,

@@ -10,7 +10,7 @@ const vectorOf = (dims: number) => fc.array(fc.double({ min: -1, max: 1, noNaN: 
 
 describe('VectorIndex', () => {
   describe('nearest', () => {
-    it('ranks exactly like sorting every dot product, with the SIMD kernel and with plain JavaScript', () => {
+    it('ranks exactly like sorting every dot product, in float32 and int8 (rescored), with the SIMD kernels and with plain JavaScript', () => {
       fc.assert(
         fc.property(
           fc.integer({ min: 1, max: 21 }).chain((dims) =>
@@ -27,8 +27,8 @@ describe('VectorIndex', () => {
               .filter((e): e is { i: number; score: number } => e.score !== undefined && e.i >= from && e.i < to)
               .sort((x, y) => y.score - x.score || x.i - y.i)
               .slice(0, topK);
-            for (const forceJs of [false, true]) {
-              const index = VectorIndex.build(dims, vectors, forceJs);
+            for (const [precision, forceJs] of [['float32', false], ['float32', true], ['int8', false], ['int8', true]] as const) {
+              const index = VectorIndex.build(dims, vectors, { precision, forceJs });
               const got = index.nearest(query, topK, from, to);
               expect(got.ids.length).toBe(expected.length);
               got.ids.forEach((id, r) => {
@@ -41,6 +41,18 @@ describe('VectorIndex', () => {
         ),
         { numRuns: 300 },
       );
+    });
+
+    it('finds the exact top chunks in int8 among many near neighbours (candidates rescored in float32)', () => {
+      const dims = 96;
+      let seed = 7;
+      const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+      const vectors = Array.from({ length: 3000 }, () => unit(Array.from({ length: dims }, random)));
+      const query = unit(Array.from({ length: dims }, random));
+      const exact = VectorIndex.build(dims, vectors).nearest(query, 10);
+      const int8 = VectorIndex.build(dims, vectors, { precision: 'int8' }).nearest(query, 10);
+      expect(int8.ids).toEqual(exact.ids);
+      int8.scores.forEach((s, i) => expect(s).toBeCloseTo(exact.scores[i]!, 5));
     });
 
     it('never returns a chunk that has no vector', () => {

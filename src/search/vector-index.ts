@@ -1,49 +1,101 @@
-import { createDotKernel, DOT_LANES, type DotKernel } from './dot-kernel.js';
+import { createDotKernel, createInt8Kernel, DOT_LANES, INT8_LANES, type Float32Kernel, type Int8Kernel } from './dot-kernel.js';
 import { SearchError } from './search-error.js';
 import { TopK } from './top-k.js';
 
 /**
- * Unit-length vectors, one per chunk, searched exactly: the query's dot product (its cosine
- * similarity, for unit vectors) with every chunk in range, then the top k. Stored as Float32 rows
- * padded to a multiple of 8 floats inside the SIMD kernel's memory (dot-kernel.ts); a chunk
- * without a vector is a row of zeros and never ranks.
+ * How the scan stores vectors. `float32`: every score is an exact float32 dot product. `int8`: the
+ * scan reads one byte per number (a quarter of the memory traffic, which is what bounds the scan),
+ * and the best candidates it finds (4 × topK, at least 64) are rescored exactly in float32, so the
+ * scores returned are exact and the order differs from `float32` only when quantization pushes a
+ * true top-k chunk out of the candidates (measured in docs/BENCHMARKS.md).
+ */
+export type VectorPrecision = 'float32' | 'int8';
+
+/** The query is quantized to ±QUERY_LEVELS: with int8 rows, 8192 dimensions cannot overflow an int32 lane. */
+const QUERY_LEVELS = 4095;
+const MIN_CANDIDATES = 64;
+
+/**
+ * Unit-length vectors, one per chunk, searched by brute force: the query's dot product (its cosine
+ * similarity, for unit vectors) with every chunk in range, then the top k, in a WebAssembly SIMD
+ * kernel (dot-kernel.ts). A chunk without a vector is a row of zeros and never ranks.
  */
 export class VectorIndex {
   readonly dimensions: number;
   readonly count: number;
+  readonly precision: VectorPrecision;
+  /** The float32 rows, `dimensions` apart: the kernel's own memory for float32, a separate copy for int8 rescoring. */
+  readonly #rows: Float32Array;
   readonly #stride: number;
-  readonly #kernel: DotKernel;
+  readonly #f32: Float32Kernel | undefined;
+  readonly #i8: { kernel: Int8Kernel; scale: Float32Array } | undefined;
   readonly #present: Uint8Array;
   readonly #heaps = new Map<number, TopK>();
+  /** Candidate heaps of the int8 scan, apart from the result heaps: the two sizes can be equal. */
+  readonly #candidateHeaps = new Map<number, TopK>();
 
-  private constructor(dimensions: number, count: number, kernel: DotKernel, present: Uint8Array) {
-    this.dimensions = dimensions;
-    this.count = count;
-    this.#stride = kernel.query.length;
-    this.#kernel = kernel;
-    this.#present = present;
+  private constructor(fields: {
+    dimensions: number;
+    count: number;
+    precision: VectorPrecision;
+    rows: Float32Array;
+    stride: number;
+    f32?: Float32Kernel;
+    i8?: { kernel: Int8Kernel; scale: Float32Array };
+    present: Uint8Array;
+  }) {
+    this.dimensions = fields.dimensions;
+    this.count = fields.count;
+    this.precision = fields.precision;
+    this.#rows = fields.rows;
+    this.#stride = fields.stride;
+    this.#f32 = fields.f32;
+    this.#i8 = fields.i8;
+    this.#present = fields.present;
   }
 
   /**
    * An index over `vectors` (entry i is chunk i's vector, or undefined when the chunk has none).
-   * Every vector must have `dimensions` numbers. `forceJs` uses the plain JavaScript kernel.
+   * Every vector must have `dimensions` numbers. `forceJs` uses the plain JavaScript kernels.
    */
-  static build(dimensions: number, vectors: ReadonlyArray<Float32Array | undefined>, forceJs = false): VectorIndex {
+  static build(
+    dimensions: number,
+    vectors: ReadonlyArray<Float32Array | undefined>,
+    options: { precision?: VectorPrecision; forceJs?: boolean } = {},
+  ): VectorIndex {
+    const { precision = 'float32', forceJs = false } = options;
     if (!Number.isInteger(dimensions) || dimensions < 1) {
       throw new SearchError('invalid_option', `vector dimensions=${dimensions} is invalid: expected a positive integer`);
     }
-    const stride = Math.ceil(dimensions / DOT_LANES) * DOT_LANES;
-    const kernel = createDotKernel(vectors.length, stride, forceJs);
-    const present = new Uint8Array(vectors.length);
+    const count = vectors.length;
+    const present = new Uint8Array(count);
     vectors.forEach((vector, i) => {
       if (vector === undefined) return;
       if (vector.length !== dimensions) {
         throw new SearchError('invalid_argument', `vector ${i} has ${vector.length} numbers where the index holds ${dimensions}`);
       }
-      kernel.rows.set(vector, i * stride);
       present[i] = 1;
     });
-    return new VectorIndex(dimensions, vectors.length, kernel, present);
+    if (precision === 'float32') {
+      const stride = Math.ceil(dimensions / DOT_LANES) * DOT_LANES;
+      const f32 = createDotKernel(count, stride, forceJs);
+      vectors.forEach((vector, i) => vector !== undefined && f32.rows.set(vector, i * stride));
+      return new VectorIndex({ dimensions, count, precision, rows: f32.rows, stride, f32, present });
+    }
+    const stride = Math.ceil(dimensions / INT8_LANES) * INT8_LANES;
+    const kernel = createInt8Kernel(count, stride, forceJs);
+    const rows = new Float32Array(count * dimensions);
+    const scale = new Float32Array(count);
+    vectors.forEach((vector, i) => {
+      if (vector === undefined) return;
+      rows.set(vector, i * dimensions);
+      let max = 0;
+      for (const x of vector) max = Math.max(max, Math.abs(x));
+      scale[i] = max / 127;
+      if (max === 0) return;
+      for (let d = 0; d < dimensions; d += 1) kernel.rows[i * stride + d] = Math.round(((vector[d] as number) * 127) / max);
+    });
+    return new VectorIndex({ dimensions, count, precision, rows, stride: dimensions, i8: { kernel, scale }, present });
   }
 
   /** Whether chunk `i` has a vector. */
@@ -54,37 +106,63 @@ export class VectorIndex {
   /** Chunk `i`'s vector (a copy), or undefined. */
   vector(i: number): Float32Array | undefined {
     if (!this.has(i)) return undefined;
-    return this.#kernel.rows.slice(i * this.#stride, i * this.#stride + this.dimensions);
+    return this.#rows.slice(i * this.#stride, i * this.#stride + this.dimensions);
   }
 
-  /** Cosine similarity of `query` (unit length) with chunk `i`; undefined when the chunk has no vector. */
+  /** Cosine similarity of `query` (unit length) with chunk `i`, exact in float32; undefined when the chunk has no vector. */
   similarity(query: Float32Array, i: number): number | undefined {
+    this.#check(query);
     if (!this.has(i)) return undefined;
-    this.#loadQuery(query);
-    this.#kernel.run(i, i + 1);
-    return this.#kernel.scores[i] as number;
+    return this.#exact(query, i);
   }
 
   /** The `topK` chunks among `[from, to)` most similar to `query`, best first (ties: lower chunk number). */
   nearest(query: Float32Array, topK: number, from = 0, to = this.count): { ids: number[]; scores: number[] } {
-    this.#loadQuery(query);
-    const kernel = this.#kernel;
-    kernel.run(from, to);
-    let heap = this.#heaps.get(topK);
-    if (heap === undefined) this.#heaps.set(topK, (heap = new TopK(topK)));
-    heap.clear();
-    const scores = kernel.scores;
+    this.#check(query);
     const present = this.#present;
-    for (let i = from; i < to; i += 1) {
-      if (present[i] === 1) heap.push(scores[i] as number, i);
+    const top = this.#heap(topK);
+    if (this.#f32 !== undefined) {
+      const kernel = this.#f32;
+      kernel.query.set(query);
+      kernel.run(from, to);
+      const scores = kernel.scores;
+      for (let i = from; i < to; i += 1) if (present[i] === 1) top.push(scores[i] as number, i);
+      return top.drain();
     }
-    return heap.drain();
+    const { kernel, scale } = this.#i8 as { kernel: Int8Kernel; scale: Float32Array };
+    let max = 0;
+    for (const x of query) max = Math.max(max, Math.abs(x));
+    const step = max > 0 ? max / QUERY_LEVELS : 1;
+    for (let d = 0; d < this.dimensions; d += 1) kernel.query[d] = Math.round((query[d] as number) / step);
+    kernel.run(from, to);
+    const candidates = this.#heap(Math.min(Math.max(topK * 4, MIN_CANDIDATES), Math.max(1, to - from)), this.#candidateHeaps);
+    const raw = kernel.scores;
+    for (let i = from; i < to; i += 1) if (present[i] === 1) candidates.push((raw[i] as number) * (scale[i] as number), i);
+    for (const id of candidates.drain().ids) top.push(this.#exact(query, id), id);
+    return top.drain();
   }
 
-  #loadQuery(query: Float32Array): void {
+  #exact(query: Float32Array, i: number): number {
+    const rows = this.#rows;
+    const base = i * this.#stride;
+    let sum = 0;
+    for (let d = 0; d < this.dimensions; d += 1) sum += (rows[base + d] as number) * (query[d] as number);
+    return Math.fround(sum);
+  }
+
+  #heap(size: number, heaps = this.#heaps): TopK {
+    let heap = heaps.get(size);
+    if (heap === undefined) {
+      heap = new TopK(size);
+      if (heaps.size < 16) heaps.set(size, heap);
+    }
+    heap.clear();
+    return heap;
+  }
+
+  #check(query: Float32Array): void {
     if (query.length !== this.dimensions) {
       throw new SearchError('invalid_argument', `query vector has ${query.length} numbers where the index holds ${this.dimensions}`);
     }
-    this.#kernel.query.set(query);
   }
 }

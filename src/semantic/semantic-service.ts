@@ -9,7 +9,7 @@ import { ProviderError } from '../providers/provider-error.js';
 import type { RerankClient } from '../providers/rerank-client.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { VectorCache } from '../search/vector-cache.js';
-import { VectorIndex } from '../search/vector-index.js';
+import { VectorIndex, type VectorPrecision } from '../search/vector-index.js';
 
 /** Where meaning-based search stands. */
 export type SemanticState =
@@ -39,6 +39,8 @@ export interface SemanticServiceOptions {
   maxRetryDelayMs?: number;
   /** Called on every state change (metrics). */
   onState?: (state: SemanticState) => void;
+  /** How the vector scan stores vectors (see VectorIndex). Default 'int8': a quarter of the scan's memory traffic, with exact float32 rescoring of its candidates. */
+  precision?: VectorPrecision;
 }
 
 /** What the service reports about one chunk-embedding pass. */
@@ -57,6 +59,7 @@ export class SemanticService {
   readonly #retryDelayMs: number;
   readonly #maxRetryDelayMs: number;
   readonly #onState: ((state: SemanticState) => void) | undefined;
+  readonly #precision: VectorPrecision;
   #state: SemanticState;
   #index: SearchIndex | undefined;
   #vectors: VectorIndex | undefined;
@@ -76,6 +79,7 @@ export class SemanticService {
     this.#retryDelayMs = options.retryDelayMs ?? 5000;
     this.#maxRetryDelayMs = options.maxRetryDelayMs ?? 300_000;
     this.#onState = options.onState;
+    this.#precision = options.precision ?? 'int8';
     this.#state = this.#embeddings === undefined ? { state: 'off' } : { state: 'starting', reason: 'waiting for the index to be built' };
     this.#onState?.(this.#state);
   }
@@ -187,6 +191,7 @@ export class SemanticService {
       const vectors = VectorIndex.build(
         dimensions,
         keys.map((key) => next.get(key)),
+        { precision: this.#precision },
       );
       if (this.#index !== index) return;
       this.#cache = next.retain(keys);
