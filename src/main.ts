@@ -17,6 +17,7 @@ import { httpServerOptions } from './http/server-options.js';
 import { watchCorpus } from './index-service/corpus-watcher.js';
 import { engineVersion } from './index-service/engine-version.js';
 import { IndexService } from './index-service/index-service.js';
+import { vectorCacheFile, vectorCachePath } from './semantic/vector-cache-file.js';
 import { createLogger } from './logger.js';
 import { IndexHolder } from './mcp/index-holder.js';
 import { openStore } from './store/open-store.js';
@@ -98,6 +99,11 @@ async function main(): Promise<void> {
     throw error;
   }
   const { corpusApp, authentication, attach, ops, semantic } = assembled;
+  // The chunk vectors are cached beside the index snapshot: a restart embeds only new or changed chunks.
+  const vectorsFile = indexFile !== undefined && config.semantic.embeddings !== undefined ? vectorCachePath(indexFile) : undefined;
+  if (vectorsFile !== undefined) {
+    semantic.useCacheStore(vectorCacheFile(vectorsFile, (reason) => logger.warn({ reason }, 'chunk vector cache not used; embedding every chunk')));
+  }
   logger.info(
     {
       auth_required: authentication.required,
@@ -149,7 +155,7 @@ async function main(): Promise<void> {
       root: corpusRoot,
       debounceMs: config.corpusWatchDebounceMs,
       logger,
-      ignorePaths: indexFile ? [indexFile] : [],
+      ignorePaths: [indexFile, vectorsFile].filter((path): path is string => path !== undefined),
       onChange: (events) => {
         logger.info({ events }, 'corpus changed; reloading the index');
         void indexService.reload('watch');

@@ -43,6 +43,14 @@ export interface SemanticServiceOptions {
   precision?: VectorPrecision;
 }
 
+/** Where the chunk-vector cache is kept between runs (beside the index snapshot). */
+export interface VectorCacheStore {
+  /** The saved cache, or undefined when there is none usable. */
+  load(): VectorCache | undefined;
+  /** Replaces the saved cache; may throw (the service logs it and serves on). */
+  save(cache: VectorCache): void;
+}
+
 /** What the service reports about one chunk-embedding pass. */
 export interface EmbedPassStats {
   chunks: number;
@@ -68,6 +76,7 @@ export class SemanticService {
   #failures = 0;
   #pass: Promise<void> = Promise.resolve();
   #closed = false;
+  #store: VectorCacheStore | undefined;
   /** The stats of the last successful pass, for tests and logs. */
   lastPass: EmbedPassStats | undefined;
 
@@ -111,6 +120,19 @@ export class SemanticService {
   /** Seeds the cache (from a snapshot) before the first `serve`; vectors of another model are ignored at use. */
   seedCache(cache: VectorCache): void {
     this.#cache = cache;
+  }
+
+  /**
+   * Keeps the cache in `store`: seeds it from there now, and saves it after every pass that changed
+   * it, so the next boot or reload embeds only new or changed chunks.
+   */
+  useCacheStore(store: VectorCacheStore): void {
+    this.#store = store;
+    const saved = store.load();
+    if (saved !== undefined) {
+      this.#cache = saved;
+      this.#logger.info({ vectors: saved.size, model: saved.model }, 'chunk vector cache loaded');
+    }
   }
 
   /**
@@ -194,12 +216,21 @@ export class SemanticService {
         { precision: this.#precision },
       );
       if (this.#index !== index) return;
-      this.#cache = next.retain(keys);
+      const kept = next.retain(keys);
+      const changed = missing.length > 0 || kept.size !== (cache?.size ?? 0) || cache === undefined;
+      this.#cache = kept;
       this.#vectors = vectors;
       this.#failures = 0;
       this.lastPass = { chunks: total, embedded: missing.length, reused: total - missing.length, seconds: (performance.now() - started) / 1000 };
       this.#setState({ state: 'ready', model: embeddings.model, dimensions, chunks: total });
       this.#logger.info({ model: embeddings.model, dimensions, ...this.lastPass }, 'chunk vectors ready; semantic and hybrid search on');
+      if (changed && this.#store !== undefined) {
+        try {
+          this.#store.save(kept);
+        } catch (error) {
+          this.#logger.warn({ reason: describe(error) }, 'chunk vector cache not saved; the next boot embeds every chunk again');
+        }
+      }
     } catch (error) {
       if (this.#index !== index) return;
       this.#failures += 1;

@@ -1,0 +1,62 @@
+// The chunk-vector cache on disk, beside the index snapshot (INDEX_FILE + ".vectors"), so a restart or
+// a reload embeds only new or changed chunks. Written like the snapshot: to a temporary file, with a
+// SHA-256 of the bytes appended, fsynced and renamed over the target; a file that is cut short or
+// altered is refused and the chunks are embedded again.
+import { createHash } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { SearchError } from '../search/search-error.js';
+import { VectorCache } from '../search/vector-cache.js';
+import type { VectorCacheStore } from './semantic-service.js';
+
+const DIGEST_BYTES = 32;
+
+/** The path of the vector cache kept beside the index snapshot `indexFile`. */
+export function vectorCachePath(indexFile: string): string {
+  return `${indexFile}.vectors`;
+}
+
+/** A store that keeps the cache in `path`. `load` answers undefined (and says why through `onRefused`) when there is no usable file. */
+export function vectorCacheFile(path: string, onRefused: (reason: string) => void): VectorCacheStore {
+  return {
+    load() {
+      let file: Buffer;
+      try {
+        file = readFileSync(path);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT') onRefused(`${path} cannot be read (${code ?? String(error)})`);
+        return undefined;
+      }
+      const bytes = file.subarray(0, Math.max(0, file.length - DIGEST_BYTES));
+      if (file.length < DIGEST_BYTES || !createHash('sha256').update(bytes).digest().equals(file.subarray(bytes.length))) {
+        onRefused(`${path} fails its checksum (SHA-256): the file was cut short, damaged or edited`);
+        return undefined;
+      }
+      try {
+        return VectorCache.fromBytes(bytes);
+      } catch (error) {
+        if (!(error instanceof SearchError)) throw error;
+        onRefused(`${path}: ${error.message}`);
+        return undefined;
+      }
+    },
+    save(cache) {
+      const bytes = cache.toBytes();
+      const temporary = `${path}.${process.pid}.tmp`;
+      try {
+        const fd = openSync(temporary, 'w', 0o644);
+        try {
+          writeSync(fd, bytes);
+          writeSync(fd, createHash('sha256').update(bytes).digest());
+          fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+        renameSync(temporary, path);
+      } catch (error) {
+        rmSync(temporary, { force: true });
+        throw error;
+      }
+    },
+  };
+}
