@@ -317,39 +317,67 @@ interface RatioResult {
   searchCpuMsPerCall: number | undefined;
 }
 
-/** Alternates ping-only and search-only rounds on the same sessions, twice, and sums each kind. */
 /** The two calls compared, made either through the SDK client or as raw HTTP on the same session. */
 interface Caller {
   ping(worker: number, iteration: number): Promise<unknown>;
   search(worker: number, iteration: number): Promise<unknown>;
 }
 
-/** Alternates ping-only and search-only rounds on the same sessions, twice, and sums each kind. */
-async function pingVersusSearch(workers: number, caller: Caller, seconds: number, server: ServerChild | undefined, profiles: Map<string, CpuProfile[]> | undefined): Promise<RatioResult> {
+/**
+ * Runs one kind of call at a time on every worker, kinds alternating, two rounds of each and `seconds`
+ * of each in all, so drift on a shared machine falls on every kind alike. Returns each kind's row and
+ * the server CPU it took per call.
+ */
+async function alternateRounds<K extends string>(
+  kinds: readonly K[],
+  workers: number,
+  seconds: number,
+  server: ServerChild | undefined,
+  call: (kind: K, worker: number, iteration: number, recorder: Recorder) => Promise<unknown>,
+  profiles?: Map<string, CpuProfile[]>,
+): Promise<{ rows: Record<K, Row>; cpuMsPerCall: Record<K, number> | undefined; recorder: Recorder }> {
   const recorder = new Recorder();
-  const elapsed = { ping: 0, search: 0 };
-  const cpu = { ping: 0, search: 0 };
+  const elapsed = Object.fromEntries(kinds.map((k) => [k, 0])) as Record<K, number>;
+  const cpu = Object.fromEntries(kinds.map((k) => [k, 0])) as Record<K, number>;
   const slots = Array.from({ length: workers }, (_, i) => i);
   for (let round = 0; round < 2; round += 1) {
-    for (const kind of ['ping', 'search'] as const) {
+    for (const kind of kinds) {
       const before = await server?.stats();
       if (profiles) server?.startProfile();
-      elapsed[kind] += await drive(slots, seconds / 2, async (worker, i) => {
-        if (kind === 'ping') await recorder.time('ping', () => caller.ping(worker, i));
-        else await recorder.time('search_documents', () => caller.search(worker, i), (r) => toolProblem(r as CallToolResult | undefined));
-      });
+      elapsed[kind] += await drive(slots, seconds / 2, (worker, i) => call(kind, worker, i, recorder).then(() => undefined));
       if (profiles && server) profiles.set(kind, [...(profiles.get(kind) ?? []), await server.stopProfile()]);
       const after = await server?.stats();
       if (before && after) cpu[kind] += after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs;
     }
   }
-  const [ping] = rows(recorder, elapsed.ping, ['ping']) as [Row];
-  const [search] = rows(recorder, elapsed.search, ['search_documents']) as [Row];
+  const rowsByKind = {} as Record<K, Row>;
+  const perCall = {} as Record<K, number>;
+  for (const kind of kinds) {
+    const [row] = rows(recorder, elapsed[kind], [kind]) as [Row];
+    rowsByKind[kind] = row;
+    perCall[kind] = cpu[kind] / Math.max(row.calls, 1);
+  }
+  return { rows: rowsByKind, cpuMsPerCall: server ? perCall : undefined, recorder };
+}
+
+/** Alternates ping-only and search-only rounds on the same sessions, twice, and sums each kind. */
+async function pingVersusSearch(workers: number, caller: Caller, seconds: number, server: ServerChild | undefined, profiles: Map<string, CpuProfile[]> | undefined): Promise<RatioResult> {
+  const measured = await alternateRounds(
+    ['ping', 'search_documents'] as const,
+    workers,
+    seconds,
+    server,
+    (kind, worker, i, recorder) =>
+      kind === 'ping'
+        ? recorder.time('ping', () => caller.ping(worker, i))
+        : recorder.time('search_documents', () => caller.search(worker, i), (r) => toolProblem(r as CallToolResult | undefined)),
+    profiles,
+  );
   return {
-    ping,
-    search,
-    pingCpuMsPerCall: server ? cpu.ping / Math.max(ping.calls, 1) : undefined,
-    searchCpuMsPerCall: server ? cpu.search / Math.max(search.calls, 1) : undefined,
+    ping: measured.rows.ping,
+    search: measured.rows.search_documents,
+    pingCpuMsPerCall: measured.cpuMsPerCall?.ping,
+    searchCpuMsPerCall: measured.cpuMsPerCall?.search_documents,
   };
 }
 
@@ -394,34 +422,22 @@ type EraSearch = (worker: number, iteration: number) => Promise<CallToolResult>;
  * drift on a shared machine falls on both alike.
  */
 async function compareEras(workers: number, legacy: EraSearch, modern: EraSearch, seconds: number, server: ServerChild | undefined, label: string): Promise<void> {
-  const recorder = new Recorder();
-  const elapsed = { legacy: 0, modern: 0 };
-  const cpu = { legacy: 0, modern: 0 };
-  const slots = Array.from({ length: workers }, (_, i) => i);
-  for (let round = 0; round < 2; round += 1) {
-    for (const era of ['legacy', 'modern'] as const) {
-      const search = era === 'legacy' ? legacy : modern;
-      const before = await server?.stats();
-      elapsed[era] += await drive(slots, seconds / 2, async (worker, i) => {
-        await recorder.time(era, () => search(worker, i), toolProblem);
-      });
-      const after = await server?.stats();
-      if (before && after) cpu[era] += after.cpuUserMs + after.cpuSystemMs - before.cpuUserMs - before.cpuSystemMs;
-    }
-  }
-  const [legacyRow] = rows(recorder, elapsed.legacy, ['legacy']) as [Row];
-  const [modernRow] = rows(recorder, elapsed.modern, ['modern']) as [Row];
+  const measured = await alternateRounds(['legacy', 'modern'] as const, workers, seconds, server, (era, worker, i, recorder) =>
+    recorder.time(era, () => (era === 'legacy' ? legacy : modern)(worker, i), toolProblem),
+  );
+  const { legacy: legacyRow, modern: modernRow } = measured.rows;
   console.log(`\n## search_documents, legacy era vs modern era, ${label}: ${workers} concurrent clients, alternating rounds, ${seconds} s of each\n`);
   printRows([
     { ...legacyRow, name: 'legacy (2025-11-25 session, SDK 1.x)' },
     { ...modernRow, name: 'modern (2026-07-28, SDK v2, no session)' },
   ]);
+  const cpu = measured.cpuMsPerCall;
   console.log(
     `\nmodern ÷ legacy: calls/s ${(modernRow.perSecond / legacyRow.perSecond).toFixed(2)}, p50 ${(modernRow.p50 / legacyRow.p50).toFixed(2)}` +
-      (server ? `; server CPU per call: legacy ${(cpu.legacy / Math.max(legacyRow.calls, 1)).toFixed(3)} ms, modern ${(cpu.modern / Math.max(modernRow.calls, 1)).toFixed(3)} ms` : ''),
+      (cpu ? `; server CPU per call: legacy ${cpu.legacy.toFixed(3)} ms, modern ${cpu.modern.toFixed(3)} ms` : ''),
   );
-  for (const sample of recorder.errorSamples) console.log(`  error: ${sample}`);
-  if (recorder.totalErrors > 0) process.exitCode = 1;
+  for (const sample of measured.recorder.errorSamples) console.log(`  error: ${sample}`);
+  if (measured.recorder.totalErrors > 0) process.exitCode = 1;
 }
 
 /** The modern request envelope (protocol version, client info and capabilities in `_meta`). */

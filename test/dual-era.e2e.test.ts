@@ -11,8 +11,8 @@ import type { TestServer } from './support/test-server.js';
 import { SAMPLE_FILES, SAMPLE_SOURCES, writeCorpusFiles } from './support/sample-corpus.js';
 import { loadCorpus } from '../src/corpus/load-corpus.js';
 import { SearchIndex } from '../src/search/search-index.js';
-import { connectV2Client, MODERN_VERSION, modernRequest } from './support/modern-mcp.js';
-import { openSession, postMessage } from './support/raw-mcp.js';
+import { connectV2Client, envelope, MODERN_VERSION, modernRequest } from './support/modern-mcp.js';
+import { openSession, postMessage, rawRequest } from './support/raw-mcp.js';
 
 type Structured = Record<string, unknown>;
 
@@ -203,6 +203,33 @@ describe('dual-era /mcp', () => {
       expect(answer.message?.error?.code).toBe(-32022);
       expect(answer.message?.error?.data).toMatchObject({ supported: [MODERN_VERSION], requested: '2099-01-01' });
     });
+  });
+});
+
+describe('dual-era /mcp: the front door applies to modern requests too', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ files: SAMPLE_FILES, maxBodyBytes: 4096 });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const modernBody = (padding = '') =>
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { ...envelope(), padding } } });
+  const modernHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/list' };
+
+  it('answers a foreign Host with 403 before the modern handler runs', async () => {
+    const refused = await rawRequest(server.mcpUrl.href, { method: 'POST', headers: { ...modernHeaders, host: 'evil.example.com' }, body: modernBody() });
+    expect(refused.status).toBe(403);
+    const served = await rawRequest(server.mcpUrl.href, { method: 'POST', headers: { ...modernHeaders, host: `127.0.0.1:${server.port}` }, body: modernBody() });
+    expect(served.status).toBe(200);
+  });
+
+  it('answers a modern body over MAX_BODY_BYTES with 413', async () => {
+    const answer = await fetch(server.mcpUrl, { method: 'POST', headers: modernHeaders, body: modernBody('x'.repeat(5000)) });
+    expect(answer.status).toBe(413);
+    expect(await answer.json()).toMatchObject({ error: { message: expect.stringMatching(/must not exceed 4096 bytes/) } });
   });
 });
 

@@ -15,7 +15,7 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
-import { McpRequestError } from './mcp-request-error.js';
+import { translateRequestErrors } from './mcp-request-error.js';
 import type { McpRequestErrorCode } from './mcp-request-error.js';
 import type { McpService } from './mcp-service.js';
 
@@ -31,15 +31,8 @@ const LEGACY_CODES: Record<McpRequestErrorCode, number> = {
   index_unavailable: ErrorCode.InternalError,
 };
 
-/** Runs `work`, turning the core's typed refusals into this SDK's protocol errors. */
-async function legacyErrors<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof McpRequestError) throw new McpError(LEGACY_CODES[error.code], error.message, error.data);
-    throw error;
-  }
-}
+const legacyErrors = <T>(work: () => Promise<T>): Promise<T> =>
+  translateRequestErrors(work, (error) => new McpError(LEGACY_CODES[error.code], error.message, error.data));
 
 /** Returns a function that makes a fresh, unconnected 1.x `Server` for a new session. */
 export function createLegacyServerFactory(service: McpService): () => Server {

@@ -26,3 +26,12 @@ export class McpRequestError extends Error {
     this.name = 'McpRequestError';
   }
 }
+
+/** Runs `work`, turning the core's typed refusals into an era's own protocol error with `translate`. */
+export async function translateRequestErrors<T>(work: () => Promise<T>, translate: (error: McpRequestError) => Error): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw error instanceof McpRequestError ? translate(error) : error;
+  }
+}

@@ -14,7 +14,7 @@ import type {
   ReadResourceResult,
   ServerContext,
 } from '@modelcontextprotocol/server';
-import { McpRequestError } from './mcp-request-error.js';
+import { translateRequestErrors } from './mcp-request-error.js';
 import type { McpRequestErrorCode } from './mcp-request-error.js';
 import type { McpService } from './mcp-service.js';
 
@@ -42,16 +42,12 @@ const MODERN_CODES: Record<McpRequestErrorCode, ProtocolErrorCode> = {
   index_unavailable: ProtocolErrorCode.InternalError,
 };
 
-/** Runs `work`, turning the core's typed refusals into this SDK's protocol errors. */
-async function modernErrors<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof McpRequestError)) throw error;
-    if (error.code === 'resource_not_found') throw new ResourceNotFoundError(String(error.data?.uri), error.message);
-    throw new ProtocolError(MODERN_CODES[error.code], error.message, error.data);
-  }
-}
+const modernErrors = <T>(work: () => Promise<T>): Promise<T> =>
+  translateRequestErrors(work, (error) =>
+    error.code === 'resource_not_found'
+      ? new ResourceNotFoundError(String(error.data?.uri), error.message)
+      : new ProtocolError(MODERN_CODES[error.code], error.message, error.data),
+  );
 
 export interface ModernServerOptions {
   /**
