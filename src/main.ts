@@ -23,6 +23,7 @@ import { IndexHolder } from './mcp/index-holder.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import type { SearchIndexOptions } from './search/search-index.js';
+import { openPostgresStore } from './store/open-postgres-store.js';
 
 function searchOptionsOf(config: Config): SearchIndexOptions {
   const options: SearchIndexOptions = {};
@@ -62,24 +63,37 @@ async function main(): Promise<void> {
   const corpusRoot = resolve(config.corpusDir);
   const indexFile = config.indexFile === undefined ? undefined : resolve(config.indexFile);
 
-  // The built-in authorization server's records (AUTH_DATA_DIR), opened before anything listens.
+  // Persistent records, opened before anything listens. With DATABASE_URL one PostgreSQL store serves
+  // every replica (schema brought up to date at boot, one replica at a time): session revocations and,
+  // with LOGIN_PROVIDER, the authorization server's records. Otherwise sign-in keeps its records in
+  // the embedded store in AUTH_DATA_DIR.
+  let sharedStore: Store | undefined;
   let authStore: Store | undefined;
   let createSignIn: AssembleOptions['createSignIn'];
-  if (config.auth.login !== undefined) {
-    // Loaded only with team sign-in: oidc-provider and the upstream clients cost start-up time and memory.
-    ({ createSignIn } = await import('./auth/server/sign-in.js'));
-    const dataDir = resolve(config.auth.login.dataDir);
-    try {
-      authStore = await openStore({ dataDir });
-    } catch (error) {
-      console.error(`corpus-mcp: ${error instanceof Error ? error.message : String(error)}`);
-      process.exit(1);
+  try {
+    if (config.databaseUrl !== undefined) sharedStore = await openPostgresStore({ databaseUrl: config.databaseUrl });
+    if (config.auth.login !== undefined) {
+      // Loaded only with team sign-in: oidc-provider and the upstream clients cost start-up time and memory.
+      ({ createSignIn } = await import('./auth/server/sign-in.js'));
+      authStore = sharedStore ?? (await openStore({ dataDir: resolve(config.auth.login.dataDir) }));
     }
+  } catch (error) {
+    console.error(`corpus-mcp: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+  const store = sharedStore ?? authStore;
+  if (store !== undefined) {
     const sweep = setInterval(() => {
-      authStore?.deleteExpired(Date.now()).catch((error: unknown) => logger.warn({ err: error }, 'could not delete expired sign-in records'));
+      store.deleteExpired(Date.now()).catch((error: unknown) => logger.warn({ err: error }, 'could not delete expired records from the store'));
     }, 3600_000);
     sweep.unref();
-    logger.info({ provider: config.auth.login.provider, data_dir: dataDir, issuer: config.publicUrl }, 'team sign-in on: this server is its own authorization server');
+  }
+  if (sharedStore) logger.info({}, 'shared store on PostgreSQL: session revocations and sign-in records reach every replica');
+  if (config.auth.login !== undefined) {
+    logger.info(
+      { provider: config.auth.login.provider, data_dir: sharedStore ? undefined : resolve(config.auth.login.dataDir), issuer: config.publicUrl },
+      'team sign-in on: this server is its own authorization server',
+    );
   }
 
   const holder = new IndexHolder();
@@ -90,7 +104,7 @@ async function main(): Promise<void> {
   });
   let assembled: ReturnType<typeof assembleServer>;
   try {
-    assembled = assembleServer({ config, index: holder, indexService, logger, fileTokens, version: pkg.version, ...(authStore ? { authStore } : {}), ...(createSignIn ? { createSignIn } : {}) });
+    assembled = assembleServer({ config, index: holder, indexService, logger, fileTokens, version: pkg.version, ...(authStore ? { authStore } : {}), ...(createSignIn ? { createSignIn } : {}), ...(sharedStore ? { sharedStore } : {}) });
   } catch (error) {
     if (error instanceof StaticTokenConfigError) {
       console.error(`corpus-mcp: ${error.message}`);
@@ -143,7 +157,12 @@ async function main(): Promise<void> {
   // Drain: /readyz turns 503, new sessions are refused, in-flight requests finish (bounded by
   // DRAIN_TIMEOUT_MS), sessions close, then exit 0. A second signal while draining changes nothing.
   attach(server as Server);
-  const stop = (signal: string) => void ops.shutdown.run(signal).then(() => process.exit(0));
+  const stop = (signal: string) =>
+    void ops.shutdown
+      .run(signal)
+      .then(() => store?.close())
+      .catch((error: unknown) => logger.warn({ err: error }, 'closing the shared store failed'))
+      .then(() => process.exit(0));
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   // SIGHUP: rebuild from the corpus folder and swap the new index in; the old one serves until then,

@@ -32,6 +32,7 @@ import type { SessionRefusal } from './durable-sessions.js';
 import { createSessionRevocations } from './session-revocations.js';
 import type { SharedRevocations } from './session-revocations.js';
 import { createSessionTokens } from './session-token.js';
+import { StoreError } from '../store/store.js';
 import { SessionRegistry } from './sessions.js';
 import type { SessionEvent } from './sessions.js';
 
@@ -200,6 +201,12 @@ export function createApp(options: AppOptions): CorpusApp {
     if ((error as NodeJS.ErrnoException).code === 'ECONNRESET') {
       logger.debug({ path: c.req.path }, 'client closed the connection before its request body arrived');
       return c.json(jsonRpcErrorBody(SERVER_ERROR, 'Bad Request: the request body was cut off'), 400);
+    }
+    // The shared store (session revocations) is unreachable: a passing outage, not a bad session. A
+    // 404 would make the client drop a good session; 503 tells it to retry.
+    if (error instanceof StoreError) {
+      logger.error({ err: error, path: c.req.path }, 'shared store unavailable');
+      return c.json(jsonRpcErrorBody(SERVER_ERROR, 'Service Unavailable: the session store cannot be reached; retry shortly'), 503, { 'Retry-After': '2' });
     }
     logger.error({ err: error, path: c.req.path }, 'unhandled error');
     return c.json(jsonRpcErrorBody(SERVER_ERROR, 'Internal server error'), 500);

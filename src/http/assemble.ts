@@ -14,6 +14,7 @@ import type { AppOptions, CorpusApp } from './app.js';
 import { createAuthentication } from './authentication.js';
 import type { Authentication, AuthenticationOptions } from './authentication.js';
 import { requestScopedLogger } from './middleware/request-id.js';
+import { revocationsInStore } from './session-revocations.js';
 import { createOperations } from './operations.js';
 import type { Operations, OperationsOptions } from './operations.js';
 
@@ -42,6 +43,11 @@ export interface AssembleOptions {
   createSignIn?: typeof createSignIn;
   /** Sign-in tuning that is not configuration (tests: a short refresh grace window, a CIMD fetch). */
   signInTuning?: SignInOptions['tuning'];
+  /**
+   * The store every replica shares (PostgreSQL, DATABASE_URL): session revocations are recorded there
+   * so that a DELETE on one replica ends the session on all. Default none: this process only.
+   */
+  sharedStore?: Store;
   /** App options that config cannot express (e.g. an idle TTL in milliseconds for tests). Applied last. */
   overrides?: Partial<Omit<AppOptions, 'index' | 'publicUrl'>>;
 }
@@ -107,15 +113,13 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
       'SESSION_SECRET is not set: session ids use a random secret of this process, so sessions end with it and no other replica can serve them; set the same SESSION_SECRET on every replica',
     );
   }
-  if (config.databaseUrl !== undefined) {
-    logger.warn({}, 'DATABASE_URL is set but not used yet: session revocations stay in the memory of each process');
-  }
   const corpusApp = createApp({
     index,
     publicUrl,
     sessionsEnabled: config.sessions.enabled,
     ...(config.sessions.secret !== undefined ? { sessionSecret: config.sessions.secret } : {}),
     sessionMaxAgeSeconds: config.sessions.maxAgeSeconds,
+    ...(options.sharedStore ? { sharedRevocations: revocationsInStore(options.sharedStore) } : {}),
     maxSessions: config.maxSessions,
     sessionIdleTtlMs: config.sessionIdleTtlSeconds * 1000,
     maxSessionsPerPrincipal: config.maxSessionsPerPrincipal,

@@ -5,6 +5,7 @@
 // id would have expired anyway.
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import type { Store } from '../store/store.js';
 
 /** Where revocations are shared between replicas (PostgreSQL through the store). */
 export interface SharedRevocations {
@@ -63,5 +64,16 @@ export function createSessionRevocations({ shared, maxLocal = 100_000, now = Dat
       if (locallyRevoked(key)) return true;
       return shared !== undefined && (await shared.isRevoked(key));
     },
+  };
+}
+
+/** The record kind under which revoked session ids are kept in the store. */
+const REVOCATION_KIND = 'SessionRevocation';
+
+/** Revocations kept in the shared store (PostgreSQL with DATABASE_URL), one record per revoked id until it expires. */
+export function revocationsInStore(store: Store): SharedRevocations {
+  return {
+    revoke: (key, expiresAt) => store.put(REVOCATION_KIND, key, {}, { expiresAt }),
+    isRevoked: async (key) => (await store.get(REVOCATION_KIND, key)) !== undefined,
   };
 }

@@ -1,0 +1,146 @@
+// Two replicas of the real process behind a round-robin proxy on loopback (a new upstream connection
+// per request, a refusing backend skipped), and one MCP SDK client session making a steady stream of
+// tool calls while replica A is stopped with SIGTERM and restarted, then replica B. With a shared
+// SESSION_SECRET no call fails and the client keeps its Mcp-Session-Id; without one (the negative
+// control) calls fail, which shows the test can see the problem. The same with MCP_SESSIONS=off.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startRoundRobinProxy } from './support/round-robin-proxy.js';
+import type { RoundRobinProxy } from './support/round-robin-proxy.js';
+import { writeCorpusFiles } from './support/sample-corpus.js';
+import { cleanUpSpawnedServers, spawnServer } from './support/spawned-server.js';
+import type { SpawnedServer } from './support/spawned-server.js';
+
+const SECRET = 'replica-test-session-secret-0123456789abcdef';
+const LOOPBACK = '127.0.0.1';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  await cleanUpSpawnedServers();
+});
+
+/** SIGTERM, then the exit (the drain runs in between). */
+const stop = (server: SpawnedServer) => {
+  server.child.kill('SIGTERM');
+  return server.exit;
+};
+
+interface RunResult {
+  calls: number;
+  failures: string[];
+  /** Every Mcp-Session-Id the client held during the run. */
+  sessionIds: Set<string | undefined>;
+  /** Tool calls answered by each slot before, between and after the restarts. */
+  servedBySlot: number[];
+  /** Tool calls answered by the restarted processes (slot 0 after A's restart, slot 1 after B's). */
+  servedByRestarted: number[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Two replicas (each with `envOf(slot)`) behind the proxy; one client calls search_documents in a loop
+ * while A, then B, is stopped with SIGTERM and restarted (and put back in rotation once ready).
+ */
+async function rollingRestart(envOf: (slot: number) => Record<string, string>): Promise<RunResult> {
+  const corpusDir = await mkdtemp(join(tmpdir(), 'corpus-mcp-replicas-'));
+  cleanups.push(() => rm(corpusDir, { recursive: true, force: true }));
+  await writeCorpusFiles(corpusDir);
+  const start = async (slot: number) => {
+    return spawnServer({ DRAIN_TIMEOUT_MS: '5000', ...envOf(slot) }, { corpusDir });
+  };
+  const replicas: SpawnedServer[] = [await start(0), await start(1)];
+  const proxy: RoundRobinProxy = await startRoundRobinProxy(replicas.map((r) => ({ host: LOOPBACK, port: r.port })));
+  cleanups.push(() => proxy.close());
+
+  const client = new Client({ name: 'replica-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${proxy.url}/mcp`), {
+    // The standalone GET stream ends when its replica stops; it is not what this test measures.
+    reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 10, maxReconnectionDelay: 10, reconnectionDelayGrowFactor: 1 },
+  });
+  client.onerror = () => {};
+  const result: RunResult = { calls: 0, failures: [], sessionIds: new Set(), servedBySlot: [0, 0], servedByRestarted: [0, 0] };
+  try {
+    // initialize and notifications/initialized already go to different replicas.
+    await client.connect(transport);
+  } catch (error) {
+    result.failures.push(`connect: ${String(error)}`);
+    return result;
+  }
+  cleanups.push(() => client.close().catch(() => {}));
+  result.sessionIds.add(transport.sessionId);
+  const restarted = [false, false];
+  let running = true;
+  const loop = async () => {
+    while (running) {
+      const before = proxy.log.length;
+      try {
+        const answer = await client.callTool({ name: 'search_documents', arguments: { query: 'lighthouse keeper' } });
+        if (answer.isError) result.failures.push(`tool error: ${JSON.stringify(answer.content)}`);
+        else if (!JSON.stringify(answer.content).includes('lighthouse.md')) result.failures.push('answer without the expected hit');
+      } catch (error) {
+        result.failures.push(String(error));
+      }
+      result.calls += 1;
+      result.sessionIds.add(transport.sessionId);
+      // The tool call's POST is the first POST logged after it started.
+      const entry = proxy.log.slice(before).find((e) => e.method === 'POST' && e.status === 200);
+      if (entry !== undefined && entry.backend >= 0) {
+        result.servedBySlot[entry.backend]! += 1;
+        if (restarted[entry.backend]) result.servedByRestarted[entry.backend]! += 1;
+      }
+    }
+  };
+  // Two callers on the one session, so calls are in flight while a replica drains.
+  const loops = [loop(), loop()];
+  await sleep(400);
+  for (const slot of [0, 1]) {
+    const old = replicas[slot]!;
+    const stopped = await stop(old);
+    expect(stopped.code).toBe(0);
+    const fresh = await start(slot);
+    replicas[slot] = fresh;
+    proxy.backends[slot] = { host: LOOPBACK, port: fresh.port };
+    restarted[slot] = true;
+    await sleep(400);
+  }
+  running = false;
+  await Promise.all(loops);
+  return result;
+}
+
+describe('two replicas behind a round-robin proxy, restarted one after the other', { timeout: 120_000 }, () => {
+  it('with a shared SESSION_SECRET: zero failed calls, one unchanged Mcp-Session-Id, both replicas (and both restarted ones) served', async () => {
+    const run = await rollingRestart(() => ({ SESSION_SECRET: SECRET }));
+    expect(run.failures).toEqual([]);
+    expect(run.calls).toBeGreaterThan(20);
+    expect(run.sessionIds.size).toBe(1);
+    expect([...run.sessionIds][0]).toEqual(expect.any(String));
+    expect(run.servedBySlot[0]).toBeGreaterThan(0);
+    expect(run.servedBySlot[1]).toBeGreaterThan(0);
+    expect(run.servedByRestarted[0]).toBeGreaterThan(0);
+    expect(run.servedByRestarted[1]).toBeGreaterThan(0);
+  });
+
+  it('negative control: without a shared SESSION_SECRET the same run fails calls', async () => {
+    const run = await rollingRestart(() => ({}));
+    expect(run.failures.length).toBeGreaterThan(0);
+    expect(run.failures.join('\n')).toMatch(/404|Session not found/);
+  });
+
+  it('with MCP_SESSIONS=off: zero failed calls, no session id at all, both replicas served', async () => {
+    const run = await rollingRestart(() => ({ MCP_SESSIONS: 'off' }));
+    expect(run.failures).toEqual([]);
+    expect(run.calls).toBeGreaterThan(20);
+    expect([...run.sessionIds]).toEqual([undefined]);
+    expect(run.servedBySlot[0]).toBeGreaterThan(0);
+    expect(run.servedBySlot[1]).toBeGreaterThan(0);
+    expect(run.servedByRestarted[0]).toBeGreaterThan(0);
+    expect(run.servedByRestarted[1]).toBeGreaterThan(0);
+  });
+});
