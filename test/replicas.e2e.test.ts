@@ -39,6 +39,8 @@ interface RunResult {
   servedBySlot: number[];
   /** Tool calls answered by the restarted processes (slot 0 after A's restart, slot 1 after B's). */
   servedByRestarted: number[];
+  /** Requests the proxy sent elsewhere because a stopped replica refused the connection. */
+  skipped: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -64,7 +66,7 @@ async function rollingRestart(envOf: (slot: number) => Record<string, string>): 
     reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 10, maxReconnectionDelay: 10, reconnectionDelayGrowFactor: 1 },
   });
   client.onerror = () => {};
-  const result: RunResult = { calls: 0, failures: [], sessionIds: new Set(), servedBySlot: [0, 0], servedByRestarted: [0, 0] };
+  const result: RunResult = { calls: 0, failures: [], sessionIds: new Set(), servedBySlot: [0, 0], servedByRestarted: [0, 0], skipped: 0 };
   try {
     // initialize and notifications/initialized already go to different replicas.
     await client.connect(transport);
@@ -101,8 +103,17 @@ async function rollingRestart(envOf: (slot: number) => Record<string, string>): 
   await sleep(400);
   for (const slot of [0, 1]) {
     const old = replicas[slot]!;
+    // As an orchestrator does before it stops an instance, the balancer stops sending it new
+    // requests, and SIGTERM follows a moment later (Kubernetes' preStop pause): calls already on
+    // their way to it must finish there. Without the pause, a request can reach the listening socket
+    // in the instant it closes and be reset, a TCP race that sessions cannot fix.
+    proxy.setOutOfRotation(slot, true);
+    await sleep(100);
     const stopped = await stop(old);
     expect(stopped.code).toBe(0);
+    // Back in rotation while it is down: the balancer meets a refused connection and skips it.
+    proxy.setOutOfRotation(slot, false);
+    await sleep(100);
     const fresh = await start(slot);
     replicas[slot] = fresh;
     proxy.backends[slot] = { host: LOOPBACK, port: fresh.port };
@@ -111,6 +122,7 @@ async function rollingRestart(envOf: (slot: number) => Record<string, string>): 
   }
   running = false;
   await Promise.all(loops);
+  result.skipped = proxy.refusals;
   return result;
 }
 
@@ -125,6 +137,7 @@ describe('two replicas behind a round-robin proxy, restarted one after the other
     expect(run.servedBySlot[1]).toBeGreaterThan(0);
     expect(run.servedByRestarted[0]).toBeGreaterThan(0);
     expect(run.servedByRestarted[1]).toBeGreaterThan(0);
+    expect(run.skipped).toBeGreaterThan(0);
   });
 
   it('negative control: without a shared SESSION_SECRET the same run fails calls', async () => {

@@ -123,6 +123,22 @@ describe('startRoundRobinProxy', () => {
       expect(((await response.json()) as { name: string }).name).toBe('a');
     }
     expect(proxy.served).toEqual([0, 4]);
+    expect(proxy.refusals).toBe(2);
+  });
+
+  it('sends nothing to a backend taken out of rotation until it is put back', async () => {
+    const a = await upstream('a');
+    const b = await upstream('b');
+    const proxy = await proxyFor(a, b);
+    proxy.setOutOfRotation(0, true);
+    const names = async (n: number) => {
+      const seen: string[] = [];
+      for (let i = 0; i < n; i += 1) seen.push(((await (await fetch(`${proxy.url}/echo`)).json()) as { name: string }).name);
+      return seen;
+    };
+    expect(await names(4)).toEqual(['b', 'b', 'b', 'b']);
+    proxy.setOutOfRotation(0, false);
+    expect((await names(4)).sort()).toEqual(['a', 'a', 'b', 'b']);
   });
 
   it('answers 502 when every backend refuses', async () => {

@@ -26,10 +26,17 @@ export interface RoundRobinProxy {
   port: number;
   /** The backends in rotation; replace one in place (e.g. a restarted replica on a new port). */
   backends: Backend[];
+  /**
+   * Takes a backend out of rotation (true) or puts it back (false), as a load balancer does with an
+   * instance that is being stopped: requests already sent to it are not affected.
+   */
+  setOutOfRotation(index: number, out: boolean): void;
   /** Requests answered by each backend, by index. */
   readonly served: number[];
   /** Every request answered, in order of response headers. */
   readonly log: readonly ProxiedRequest[];
+  /** Times a backend refused a connection and the request went on to the next one. */
+  readonly refusals: number;
   close(): Promise<void>;
 }
 
@@ -51,6 +58,8 @@ export async function startRoundRobinProxy(initial: Backend[]): Promise<RoundRob
   const served = backends.map(() => 0);
   const log: ProxiedRequest[] = [];
   let next = 0;
+  let refusals = 0;
+  const outOfRotation = new Set<number>();
 
   const record = (req: IncomingMessage, backend: number, status: number) => {
     if (backend >= 0) served[backend] = (served[backend] ?? 0) + 1;
@@ -64,6 +73,10 @@ export async function startRoundRobinProxy(initial: Backend[]): Promise<RoundRob
       return;
     }
     const index = (start + attempt) % backends.length;
+    if (outOfRotation.has(index) && outOfRotation.size < backends.length) {
+      forward(req, res, body, attempt + 1, start);
+      return;
+    }
     const backend = backends[index]!;
     const headers = forwardable(req.headers);
     headers.host = `${backend.host}:${backend.port}`;
@@ -89,6 +102,7 @@ export async function startRoundRobinProxy(initial: Backend[]): Promise<RoundRob
         return;
       }
       if (refused(error)) {
+        refusals += 1;
         forward(req, res, body, attempt + 1, start);
         return;
       }
@@ -125,6 +139,13 @@ export async function startRoundRobinProxy(initial: Backend[]): Promise<RoundRob
     backends,
     served,
     log,
+    get refusals() {
+      return refusals;
+    },
+    setOutOfRotation(index, out) {
+      if (out) outOfRotation.add(index);
+      else outOfRotation.delete(index);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
