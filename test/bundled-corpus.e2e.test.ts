@@ -39,4 +39,15 @@ describe('the bundled corpus', () => {
     const chunk = (await client.callTool({ name: 'get_chunk', arguments: { chunk_id: first.chunk_id } })).structuredContent as { text: string };
     expect(chunk.text).toMatch(expected);
   });
+
+  it.each([
+    ['scanned pdf ocr text layer', 'formats/pdf-documents.pdf', 'Scanned PDFs and limits', 3],
+    ['navigation menus footers left out', 'formats/html-pages.html', 'HTML pages in corpus-mcp › What is indexed', undefined],
+  ])('shows a newcomer the %j of its sample PDF and HTML files, with heading paths and PDF page numbers', async (query, source, heading, page) => {
+    const out = (await client.callTool({ name: 'search_documents', arguments: { query, path_prefix: 'formats/' } })).structuredContent as {
+      results: Array<{ source: string; heading: string; page?: number }>;
+    };
+    expect(out.results[0]).toMatchObject({ source, heading });
+    expect(out.results[0]?.page).toBe(page);
+  });
 });

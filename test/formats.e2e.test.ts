@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { makeEncryptedPdf, makeManyPagePdf, makePdf, makeScannedPdf, makeTruncatedPdf } from './support/pdf-fixtures.js';
 import { connectClient, startTestServer } from './support/test-server.js';
 import type { TestServer } from './support/test-server.js';
 
@@ -35,6 +36,21 @@ const HTML = `<!doctype html>
 <footer>Footerword copyright</footer>
 </body></html>`;
 
+const makeHandbookPdf = () =>
+  makePdf({
+    title: 'Quay Handbook',
+    pages: [
+      { lines: ['Arrivals', 'Vessels report to the harbour master on arrival.'] },
+      { lines: ['Tides', 'Check the tide table before launching the pilot cutter.'] },
+      { lines: ['Storms', 'Raise the storm cones when the barometer falls.'] },
+    ],
+    outline: [
+      { title: 'Arrivals', page: 0 },
+      { title: 'Tides', page: 1 },
+      { title: 'Storms', page: 2 },
+    ],
+  });
+
 async function ok<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
   expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
@@ -52,6 +68,11 @@ describe('documents beyond Markdown, end to end', () => {
         'guide-crlf.md': LF_MARKDOWN.replaceAll('\n', '\r\n'),
         'harbour.html': HTML,
         'hostile/deep.html': `${'<div>'.repeat(100_000)}deepword${'</div>'.repeat(100_000)}`,
+        'handbook.pdf': Buffer.from(await makeHandbookPdf()),
+        'hostile/encrypted.pdf': Buffer.from(await makeEncryptedPdf()),
+        'hostile/truncated.pdf': Buffer.from(await makeTruncatedPdf(0.5)),
+        'hostile/bomb.pdf': Buffer.from(await makeManyPagePdf(5000)),
+        'hostile/scanned.pdf': Buffer.from(await makeScannedPdf()),
       },
     });
     ({ client } = await connectClient(server.mcpUrl));
@@ -82,7 +103,7 @@ describe('documents beyond Markdown, end to end', () => {
     });
 
     it('finds the main text under its heading path, with link text and decoded entities', async () => {
-      const [hit] = await search('pilot cutter tide table');
+      const [hit] = await search('pilot cutter tide table', 'harbour');
       expect(hit).toMatchObject({ source: 'harbour.html', heading: 'Harbour handbook › Tides' });
       const [boats] = await search('rowing boats north quay');
       expect(boats?.source).toBe('harbour.html');
@@ -106,8 +127,39 @@ describe('documents beyond Markdown, end to end', () => {
     });
   });
 
+  describe('PDF', () => {
+    it('gives every hit and passage the page it begins on, and its outline heading', async () => {
+      const [hit] = await search('pilot cutter', 'handbook');
+      expect(hit).toMatchObject({ source: 'handbook.pdf', heading: 'Tides', page: 2 });
+      const chunk = await ok<{ page: number; text: string }>(client, 'get_chunk', { chunk_id: hit!.chunk_id });
+      expect(chunk.page).toBe(2);
+      expect(chunk.text).toContain('Check the tide table');
+      const [storm] = await search('storm cones barometer', 'handbook');
+      expect(storm?.page).toBe(3);
+    });
+
+    it('tells get_document which pages a stretch of text lies on', async () => {
+      const whole = await ok<{ text: string; page: number; last_page: number }>(client, 'get_document', { source: 'handbook.pdf' });
+      expect(whole).toMatchObject({ page: 1, last_page: 3 });
+      const offset = whole.text.indexOf('Raise the storm');
+      expect(await ok(client, 'get_document', { source: 'handbook.pdf', offset, max_chars: 10 })).toMatchObject({ page: 3, last_page: 3 });
+    });
+
+    it('is listed with its metadata title', async () => {
+      const list = await ok<{ documents: Array<{ source: string; title: string }> }>(client, 'list_documents', {});
+      expect(list.documents).toContainEqual(expect.objectContaining({ source: 'handbook.pdf', title: 'Quay Handbook' }));
+    });
+
+    it('leaves page out of the answers for documents without pages', async () => {
+      const [hit] = await search('herons shallow water');
+      expect(hit?.source).toMatch(/^guide-/);
+      expect(hit).not.toHaveProperty('page');
+      expect(await ok(client, 'get_chunk', { chunk_id: hit!.chunk_id })).not.toHaveProperty('page');
+    });
+  });
+
   describe('offsets', () => {
-    it.each(['harbour.html', 'guide-lf.md', 'guide-crlf.md'])('round-trip between get_chunk and get_document (%s)', async (source) => {
+    it.each(['harbour.html', 'guide-lf.md', 'guide-crlf.md', 'handbook.pdf'])('round-trip between get_chunk and get_document (%s)', async (source) => {
       for (const chunk of await chunksOf(source)) {
         const page = await ok<{ text: string }>(client, 'get_document', { source, offset: chunk.start, max_chars: chunk.end - chunk.start });
         expect(page.text).toBe(chunk.text);
@@ -128,8 +180,16 @@ describe('documents beyond Markdown, end to end', () => {
   describe('hostile files', () => {
     it('skips each with its reason in list_documents while serving the rest', async () => {
       const list = await ok<{ skipped: Array<{ path: string; reason: string }> }>(client, 'list_documents', {});
-      expect(list.skipped).toContainEqual({ path: 'hostile/deep.html', reason: 'elements nested more than 2000 levels deep (a broken or hostile page)' });
+      const reasons = Object.fromEntries(list.skipped.filter((s) => s.path.startsWith('hostile/')).map((s) => [s.path, s.reason]));
+      expect(reasons).toEqual({
+        'hostile/bomb.pdf': '5000 pages, over the 2000-page limit',
+        'hostile/deep.html': 'elements nested more than 2000 levels deep (a broken or hostile page)',
+        'hostile/encrypted.pdf': 'encrypted PDF (it needs a password to open)',
+        'hostile/scanned.pdf': 'no text layer (a scanned PDF? OCR is not supported)',
+        'hostile/truncated.pdf': expect.stringMatching(/^not a readable PDF: truncated or damaged/) as unknown,
+      });
       expect(await search('deepword')).toEqual([]);
+      expect(await search('secret')).toEqual([]);
     });
   });
 });

@@ -5,6 +5,7 @@ import type { DocumentFormat } from '../document.js';
 import { type Extracted, ExtractionError } from './extracted.js';
 import { extractHtml } from './html.js';
 import { extractMarkdown } from './markdown.js';
+import { extractPdf } from './pdf.js';
 import { extractRestructuredText } from './restructuredtext.js';
 import { extractText } from './text.js';
 
@@ -20,7 +21,7 @@ export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = Object.freeze({ maxPa
  * Extracts one file: `input` is the decoded text for text formats and the file's bytes for binary
  * ones. Throws `ExtractionError` with a reason a client may read when the file cannot be served.
  */
-export async function extractDocument(format: DocumentFormat, input: string | Uint8Array, _limits: ExtractionLimits): Promise<Extracted> {
+export async function extractDocument(format: DocumentFormat, input: string | Uint8Array, limits: ExtractionLimits): Promise<Extracted> {
   switch (format) {
     case 'markdown':
       return extractMarkdown(asText(input));
@@ -30,9 +31,16 @@ export async function extractDocument(format: DocumentFormat, input: string | Ui
       return extractText(asText(input));
     case 'html':
       return extractHtml(asText(input));
+    case 'pdf':
+      return extractPdf(asBytes(input), limits);
     default:
       throw new ExtractionError(`no extractor for ${format} files`);
   }
+}
+
+function asBytes(input: string | Uint8Array): Uint8Array {
+  if (typeof input === 'string') throw new ExtractionError('a binary format was handed text, not bytes');
+  return input;
 }
 
 function asText(input: string | Uint8Array): string {

@@ -22,6 +22,7 @@ const output = z.object({
   end: z.number().int(),
   prev_chunk_id: z.string().nullable().describe('The passage before this one, or null at the start of the document.'),
   next_chunk_id: z.string().nullable().describe('The passage after this one, or null at the end of the document.'),
+  page: z.number().int().min(1).optional().describe('The page, from 1, the passage begins on; present for paginated documents (PDF).'),
 });
 
 export type GetChunkOutput = z.output<typeof output>;
@@ -78,6 +79,7 @@ export const getChunk = defineTool({
       end: chunk.end,
       prev_chunk_id: chunk.prevChunkId,
       next_chunk_id: chunk.nextChunkId,
+      ...(chunk.page === undefined ? {} : { page: chunk.page }),
     };
   },
 });

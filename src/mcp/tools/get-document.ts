@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageAt } from '../../corpus/document.js';
 import { defineTool } from './define-tool.js';
 import type { DefinedTool } from './define-tool.js';
 import { suggestionSentence } from './closest-sources.js';
@@ -41,6 +42,8 @@ const output = z.object({
   total_chars: z.number().int().describe('Length of the whole document in characters.'),
   truncated: z.boolean().describe('True when the document continues after this page.'),
   next_offset: z.number().int().nullable().describe('Pass as offset to read the next page; null at the end.'),
+  page: z.number().int().min(1).optional().describe('The page, from 1, that offset lies on; present for paginated documents (PDF).'),
+  last_page: z.number().int().min(1).optional().describe('The page, from 1, of the last character returned; present for paginated documents (PDF).'),
 });
 
 export type GetDocumentOutput = z.output<typeof output>;
@@ -89,6 +92,9 @@ export const createGetDocument = (limits: ToolLimits): DefinedTool =>
         total_chars: total,
         truncated,
         next_offset: truncated ? end : null,
+        ...(document.pages === undefined
+          ? {}
+          : { page: pageAt(document.pages, offset) ?? 1, last_page: pageAt(document.pages, Math.max(offset, end - 1)) ?? 1 }),
       };
     },
   });

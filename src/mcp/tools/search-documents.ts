@@ -65,6 +65,7 @@ const hit = z.object({
   snippet: z.string().describe('A short excerpt around the matching words.'),
   start: z.number().int().describe('Character offset of the passage in the document (get_document offset).'),
   end: z.number().int(),
+  page: z.number().int().min(1).optional().describe('The page, from 1, the passage begins on; present for paginated documents (PDF).'),
 });
 
 const output = z.object({
@@ -135,6 +136,7 @@ export const createSearchDocuments = (limits: ToolLimits, semantic = false): Def
         snippet: h.snippet,
         start: h.start,
         end: h.end,
+        ...(h.page === undefined ? {} : { page: h.page }),
       }));
       const notes: string[] = [];
       if (fallback !== undefined) notes.push(`These are keyword results: ${fallback}.`);
