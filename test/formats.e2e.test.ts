@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { makeDocx, makeDocxZipBomb } from './support/docx-fixtures.js';
 import { makeEncryptedPdf, makeManyPagePdf, makePdf, makeScannedPdf, makeTruncatedPdf } from './support/pdf-fixtures.js';
 import { connectClient, startTestServer } from './support/test-server.js';
 import type { TestServer } from './support/test-server.js';
@@ -73,6 +74,18 @@ describe('documents beyond Markdown, end to end', () => {
         'hostile/truncated.pdf': Buffer.from(await makeTruncatedPdf(0.5)),
         'hostile/bomb.pdf': Buffer.from(await makeManyPagePdf(5000)),
         'hostile/scanned.pdf': Buffer.from(await makeScannedPdf()),
+        'crew.docx': Buffer.from(
+          await makeDocx({
+            title: 'Crew Manual',
+            paragraphs: [
+              { level: 1, text: 'Duties' },
+              { level: 0, text: 'Keep watch and log every passing ship in the ledger.' },
+              { level: 2, text: 'Night watch' },
+              { level: 0, text: 'Light the lamps at dusk and trim the wicks at midnight.' },
+            ],
+          }),
+        ),
+        'hostile/bomb.docx': Buffer.from(await makeDocxZipBomb()),
       },
     });
     ({ client } = await connectClient(server.mcpUrl));
@@ -158,8 +171,17 @@ describe('documents beyond Markdown, end to end', () => {
     });
   });
 
+  describe('DOCX', () => {
+    it('is searchable under its Word headings, with its document-properties title', async () => {
+      const [hit] = await search('lamps wicks midnight', 'crew');
+      expect(hit).toMatchObject({ source: 'crew.docx', heading: 'Duties › Night watch' });
+      const list = await ok<{ documents: Array<{ source: string; title: string }> }>(client, 'list_documents', {});
+      expect(list.documents).toContainEqual(expect.objectContaining({ source: 'crew.docx', title: 'Crew Manual' }));
+    });
+  });
+
   describe('offsets', () => {
-    it.each(['harbour.html', 'guide-lf.md', 'guide-crlf.md', 'handbook.pdf'])('round-trip between get_chunk and get_document (%s)', async (source) => {
+    it.each(['harbour.html', 'guide-lf.md', 'guide-crlf.md', 'handbook.pdf', 'crew.docx'])('round-trip between get_chunk and get_document (%s)', async (source) => {
       for (const chunk of await chunksOf(source)) {
         const page = await ok<{ text: string }>(client, 'get_document', { source, offset: chunk.start, max_chars: chunk.end - chunk.start });
         expect(page.text).toBe(chunk.text);
@@ -182,6 +204,7 @@ describe('documents beyond Markdown, end to end', () => {
       const list = await ok<{ skipped: Array<{ path: string; reason: string }> }>(client, 'list_documents', {});
       const reasons = Object.fromEntries(list.skipped.filter((s) => s.path.startsWith('hostile/')).map((s) => [s.path, s.reason]));
       expect(reasons).toEqual({
+        'hostile/bomb.docx': 'would unpack to 128 MB, over the 100 MB limit (a zip bomb?)',
         'hostile/bomb.pdf': '5000 pages, over the 2000-page limit',
         'hostile/deep.html': 'elements nested more than 2000 levels deep (a broken or hostile page)',
         'hostile/encrypted.pdf': 'encrypted PDF (it needs a password to open)',

@@ -26,6 +26,7 @@ export const FORMATS: readonly FormatInfo[] = Object.freeze([
   { format: 'restructuredtext', extensions: ['.rst'], binary: false, isolated: false, servedAs: 'text/plain' },
   { format: 'html', extensions: ['.html', '.htm'], binary: false, isolated: true, servedAs: 'text/plain' },
   { format: 'pdf', extensions: ['.pdf'], binary: true, isolated: true, servedAs: 'text/plain' },
+  { format: 'docx', extensions: ['.docx'], binary: true, isolated: true, servedAs: 'text/plain' },
 ] satisfies FormatInfo[]);
 
 const BY_EXTENSION: ReadonlyMap<string, FormatInfo> = new Map(FORMATS.flatMap((info) => info.extensions.map((e) => [e, info] as const)));

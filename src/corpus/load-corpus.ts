@@ -56,7 +56,7 @@ export async function loadCorpus(root: string, options: LoadCorpusOptions = {}):
     throw new RangeError(`concurrency must be a positive integer, got ${String(concurrency)}`);
   }
   if (!Number.isSafeInteger(maxPages) || maxPages < 1) throw new RangeError(`maxPages must be a positive integer, got ${String(maxPages)}`);
-  const limits = { maxPages };
+  const limits = { ...DEFAULT_EXTRACTION_LIMITS, maxPages };
   const poolOptions = { timeoutMs: extractionTimeoutMs, memoryMb: extractionMemoryMb, threads: extractionThreads, limits };
   checkExtractionPoolOptions(poolOptions);
 

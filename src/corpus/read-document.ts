@@ -4,6 +4,7 @@ import type { CorpusWarning, Document, SkippedFile } from './document.js';
 import { cutTitle, type Extracted, ExtractionError } from './extract/extracted.js';
 import type { DocumentFormat } from './document.js';
 import { formatInfo } from './formats.js';
+import { formatBytes } from './format-bytes.js';
 import { describeError, type FileCandidate } from './walk-corpus.js';
 
 /** Runs one extractor; the loader decides where (in-process or in a pool worker with a time limit). */
@@ -83,18 +84,4 @@ export async function readDocument(candidate: FileCandidate, maxFileBytes: numbe
 
 function tooLarge(size: number, limit: number): string {
   return `larger than the ${formatBytes(limit)} limit (${formatBytes(size)})`;
-}
-
-/** Binary units, as `ls -h` and most file managers show them: 1 MB = 1024 × 1024 bytes. */
-export function formatBytes(bytes: number): string {
-  const units = ['bytes', 'KB', 'MB', 'GB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  if (unit === 0) return `${bytes} bytes`;
-  const rounded = Math.round(value * 10) / 10;
-  return `${Number.isInteger(rounded) ? rounded.toFixed(0) : rounded.toFixed(1)} ${units[unit]}`;
 }

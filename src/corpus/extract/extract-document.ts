@@ -3,6 +3,7 @@
 // builder's worker.
 import type { DocumentFormat } from '../document.js';
 import { type Extracted, ExtractionError } from './extracted.js';
+import { extractDocx } from './docx.js';
 import { extractHtml } from './html.js';
 import { extractMarkdown } from './markdown.js';
 import { extractPdf } from './pdf.js';
@@ -13,9 +14,11 @@ import { extractText } from './text.js';
 export interface ExtractionLimits {
   /** A PDF with more pages is skipped. */
   maxPages: number;
+  /** A DOCX whose zip directory declares more bytes than this, unpacked, is skipped as a zip bomb. */
+  maxUnpackedBytes: number;
 }
 
-export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = Object.freeze({ maxPages: 2000 });
+export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = Object.freeze({ maxPages: 2000, maxUnpackedBytes: 100 * 1024 * 1024 });
 
 /**
  * Extracts one file: `input` is the decoded text for text formats and the file's bytes for binary
@@ -33,6 +36,8 @@ export async function extractDocument(format: DocumentFormat, input: string | Ui
       return extractHtml(asText(input));
     case 'pdf':
       return extractPdf(asBytes(input), limits);
+    case 'docx':
+      return extractDocx(asBytes(input), limits);
     default:
       throw new ExtractionError(`no extractor for ${format} files`);
   }

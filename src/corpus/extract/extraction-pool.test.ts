@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ExtractionPool, createExtractionPool } from './extraction-pool.js';
 
-const limits = { maxPages: 100 };
+const limits = { maxPages: 100, maxUnpackedBytes: 100 * 1024 * 1024 };
 const bigPage = `<html><body>${'<p>word after word after word</p>'.repeat(200_000)}</body></html>`;
 
 describe('createExtractionPool', () => {

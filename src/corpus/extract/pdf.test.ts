@@ -4,7 +4,7 @@ import { pageAt } from '../document.js';
 import { ExtractionError } from './extracted.js';
 import { extractPdf } from './pdf.js';
 
-const limits = { maxPages: 2000 };
+const limits = { maxPages: 2000, maxUnpackedBytes: 100 * 1024 * 1024 };
 
 const handbook = () =>
   makePdf({

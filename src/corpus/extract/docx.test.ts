@@ -1,0 +1,60 @@
+import { zipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { makeDocx, makeDocxZipBomb } from '../../../test/support/docx-fixtures.js';
+import { extractDocx } from './docx.js';
+import { ExtractionError } from './extracted.js';
+
+const limits = { maxPages: 2000, maxUnpackedBytes: 100 * 1024 * 1024 };
+
+const manual = () =>
+  makeDocx({
+    title: 'Crew Manual',
+    paragraphs: [
+      { level: 1, text: 'Duties' },
+      { level: 0, text: 'Keep watch & log every ship.' },
+      { level: 2, text: 'Night watch' },
+      { level: 0, text: 'Light the lamps at dusk.' },
+      { level: 1, text: 'Safety' },
+      { level: 0, text: 'Wear a life jacket on deck.' },
+    ],
+  });
+
+describe('extractDocx', () => {
+  it('takes the title from the document properties', async () => {
+    expect((await extractDocx(await manual(), limits)).title).toBe('Crew Manual');
+  });
+
+  it('falls back to the first Heading 1 without a title property', async () => {
+    const docx = await makeDocx({ paragraphs: [{ level: 0, text: 'Preface.' }, { level: 1, text: 'Getting aboard' }, { level: 0, text: 'x' }] });
+    expect((await extractDocx(docx, limits)).title).toBe('Getting aboard');
+  });
+
+  it('keeps the headings as sections, at their offsets in the text', async () => {
+    const { text, sections } = await extractDocx(await manual(), limits);
+    expect(sections.map((s) => [s.level, s.title])).toEqual([
+      [1, 'Duties'],
+      [2, 'Night watch'],
+      [1, 'Safety'],
+    ]);
+    for (const s of sections) expect(text.slice(s.start, s.contentStart).trim()).toBe(s.title);
+    expect(text).toContain('Keep watch & log every ship.');
+  });
+
+  describe('files it refuses, with a reason', () => {
+    it('a zip bomb dressed as a DOCX, before inflating it', async () => {
+      const error = await extractDocx(await makeDocxZipBomb(), limits).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ExtractionError);
+      expect((error as Error).message).toBe('would unpack to 128 MB, over the 100 MB limit (a zip bomb?)');
+    });
+
+    it('bytes that are not a zip', async () => {
+      await expect(extractDocx(new TextEncoder().encode('just text'), limits)).rejects.toThrow(/^not a readable DOCX/);
+    });
+
+    it('a zip without a Word document in it', async () => {
+      await expect(extractDocx(zipSync({ 'readme.txt': new TextEncoder().encode('hi') }), limits)).rejects.toThrow(
+        'not a Word document (the archive has no word/document.xml)',
+      );
+    });
+  });
+});
