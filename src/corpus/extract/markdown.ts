@@ -1,8 +1,8 @@
 // Markdown: YAML front matter, ATX (`## Title`) and setext (`Title` over `===`/`---`) headings,
 // fenced code blocks whose `#` lines are not headings; LF, CRLF and CR line endings alike.
 import type { Section } from '../document.js';
-import { parseFrontMatter } from '../front-matter.js';
 import { type Extracted, type Line, plainTitle, splitLines } from './extracted.js';
+import { extractWithFrontMatter } from './text-with-front-matter.js';
 
 const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)[ \t]*$/;
 const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
@@ -11,16 +11,7 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const NOT_PARAGRAPH = /^(?: {4}|\t| {0,3}(?:[-*+][ \t]|\d{1,9}[.)][ \t]|>|#|<|\|))/;
 
 export function extractMarkdown(text: string): Extracted {
-  const frontMatter = parseFrontMatter(text);
-  const sections = markdownSections(text, frontMatter.bodyStart);
-  const title = frontMatter.title ?? sections.find((s) => s.title !== '')?.title;
-  return {
-    text,
-    bodyStart: frontMatter.bodyStart,
-    ...(title === undefined ? {} : { title }),
-    sections,
-    ...(frontMatter.error === undefined ? {} : { warning: frontMatter.error }),
-  };
+  return extractWithFrontMatter(text, markdownSections);
 }
 
 /** The ATX and setext headings of `text` from `from` on, outside fenced code, in one pass. */

@@ -1,23 +1,14 @@
 // reStructuredText: section titles underlined, or over- and underlined, with a repeated punctuation
 // character. As in docutils, a title's level is the order in which its adornment style first appears.
 import type { Section } from '../document.js';
-import { parseFrontMatter } from '../front-matter.js';
 import { type Extracted, type Line, isBlank, plainTitle, splitLines } from './extracted.js';
+import { extractWithFrontMatter } from './text-with-front-matter.js';
 
 // Any non-alphanumeric printable ASCII character may adorn a section title.
 const ADORNMENT = /^([!-/:-@[-`{-~])\1{2,}[ \t]*$/;
 
 export function extractRestructuredText(text: string): Extracted {
-  const frontMatter = parseFrontMatter(text);
-  const sections = restructuredTextSections(text, frontMatter.bodyStart);
-  const title = frontMatter.title ?? sections.find((s) => s.title !== '')?.title;
-  return {
-    text,
-    bodyStart: frontMatter.bodyStart,
-    ...(title === undefined ? {} : { title }),
-    sections,
-    ...(frontMatter.error === undefined ? {} : { warning: frontMatter.error }),
-  };
+  return extractWithFrontMatter(text, restructuredTextSections);
 }
 
 export function restructuredTextSections(text: string, from: number): Section[] {
