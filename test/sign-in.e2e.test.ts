@@ -186,6 +186,11 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
     const metadata = await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json() as Record<string, unknown>;
     expect(metadata).toMatchObject({ issuer: server.url, client_id_metadata_document_supported: true, code_challenge_methods_supported: ['S256'], authorization_response_iss_parameter_supported: true });
     expect(metadata.scopes_supported).toEqual(expect.arrayContaining(['offline_access', 'mcp']));
+    expect(metadata).toMatchObject({
+      authorization_endpoint: `${server.url}/authorize`, token_endpoint: `${server.url}/token`,
+      registration_endpoint: `${server.url}/register`, revocation_endpoint: `${server.url}/revoke`,
+    });
+    expect(await (await fetch(`${server.url}/.well-known/openid-configuration`)).json()).toEqual(metadata);
     const claude = new ClaudeProvider({}, CIMD_URL);
     expect(await auth(claude, { serverUrl: server.mcpUrl })).toBe('REDIRECT');
     expect(claude.authorizationUrl!.searchParams.get('client_id')).toBe(CIMD_URL);
@@ -294,6 +299,15 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
     const newer = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token! });
     expect(newer.body.error).toBe('invalid_grant');
     expect(await mcpStatus(server, first.body.access_token!)).toBe(401);
+    expect(await mcpStatus(server, tokens.access_token)).toBe(401);
+  });
+
+  it('ends the grant when the client revokes its refresh token at /revoke (RFC 7009)', async () => {
+    const { client, tokens } = await signIn(server);
+    const revoked = await fetch(`${server.url}/revoke`, form({ client_id: client.client_id, token: tokens.refresh_token, token_type_hint: 'refresh_token' }));
+    expect(revoked.status).toBe(200);
+    const refresh = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(refresh.body.error).toBe('invalid_grant');
     expect(await mcpStatus(server, tokens.access_token)).toBe(401);
   });
 
