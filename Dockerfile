@@ -24,6 +24,10 @@ RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
+# Bake the index of the bundled corpus, so a deploy boots from it instead of building (INDEX_FILE).
+# Built from the compiled code at the same path as in the runtime stage, so its engine version matches.
+COPY corpus ./corpus
+RUN node dist/src/index-cli.js --out /app/index.snapshot
 
 # ---- runtime: production dependencies and the compiled output only ----
 FROM node:20-bookworm-slim AS runtime
@@ -35,10 +39,14 @@ RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /app/node_modules/better-sqlite3/build/Release/better_sqlite3.node ./node_modules/better-sqlite3/build/Release/
 COPY --from=build /app/dist ./dist
 COPY corpus ./corpus
+COPY --from=build /app/index.snapshot ./index.snapshot
+# A corpus mounted over /app/corpus no longer matches the baked snapshot: the server then builds its
+# index at boot (and cannot rewrite the root-owned file; point INDEX_FILE at a writable volume to keep one).
 ENV HOST=0.0.0.0 \
     PORT=8080 \
     CORPUS_DIR=/app/corpus \
-    AUTH_DATA_DIR=/data
+    AUTH_DATA_DIR=/data \
+    INDEX_FILE=/app/index.snapshot
 # The team sign-in store (LOGIN_PROVIDER): mount a volume here (docker run -v corpus-auth:/data) so
 # sign-ins survive a new container; the folder belongs to the node user, and so does a fresh volume.
 RUN mkdir -p /data && chown node:node /data

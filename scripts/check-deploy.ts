@@ -75,6 +75,18 @@ const addon = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
 cpSync(join(root, addon), join(app, addon));
 cpSync(join(root, 'dist'), join(app, 'dist'), { recursive: true });
 cpSync(join(root, 'corpus'), join(app, 'corpus'), { recursive: true });
+// As the build stage does: bake the snapshot of the bundled corpus with the compiled code.
+const appPath = (path: string | undefined, fallback: string) => join(app, path?.replace(/^\/app\//, '') ?? fallback);
+step('bake the index snapshot: node dist/src/index-cli.js');
+{
+  const baked = spawnSync(process.execPath, ['dist/src/index-cli.js', '--out', appPath(imageEnv.INDEX_FILE, 'index.snapshot')], {
+    cwd: app,
+    env: { PATH: process.env.PATH, CORPUS_DIR: appPath(imageEnv.CORPUS_DIR, 'corpus') },
+    encoding: 'utf8',
+  });
+  if (baked.status !== 0) fail(`baking the snapshot failed: ${baked.stderr}`);
+  step(baked.stdout.trim());
+}
 
 // The image binds 0.0.0.0, so without auth (and without ALLOW_UNAUTHENTICATED) it must refuse to start.
 {
@@ -97,7 +109,8 @@ const env: NodeJS.ProcessEnv = {
   NODE_ENV: 'production',
   ...imageEnv,
   PORT: String(port),
-  CORPUS_DIR: join(app, imageEnv.CORPUS_DIR?.replace(/^\/app\//, '') ?? 'corpus'),
+  CORPUS_DIR: appPath(imageEnv.CORPUS_DIR, 'corpus'),
+  ...(imageEnv.INDEX_FILE === undefined ? {} : { INDEX_FILE: appPath(imageEnv.INDEX_FILE, 'index.snapshot') }),
   PUBLIC_URL: base,
   AUTH_TOKENS: token,
 };
@@ -119,10 +132,11 @@ if (health.status !== 0) fail(`HEALTHCHECK exited with ${health.status}`);
 
 const ready = await until('/readyz 200', async () => {
   const res = await fetch(`${base}/readyz`);
-  return res.status === 200 ? ((await res.json()) as { documents: number; chunks: number }) : undefined;
+  return res.status === 200 ? ((await res.json()) as { documents: number; chunks: number; last_reload?: { origin?: string } }) : undefined;
 });
-step(`/readyz: ${ready.documents} documents, ${ready.chunks} chunks`);
+step(`/readyz: ${ready.documents} documents, ${ready.chunks} chunks, index from the ${ready.last_reload?.origin}`);
 if (!(ready.documents > 0 && ready.chunks >= ready.documents)) fail(`readyz reported ${JSON.stringify(ready)}`);
+if (imageEnv.INDEX_FILE !== undefined && ready.last_reload?.origin !== 'snapshot') fail(`the baked snapshot was not used: ${JSON.stringify(ready.last_reload)}`);
 
 const unauthorised = await fetch(`${base}/mcp`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
 if (unauthorised.status !== 401) fail(`POST /mcp without a token answered ${unauthorised.status}, expected 401`);

@@ -72,6 +72,12 @@ export interface Config {
   corpusWatch: boolean;
   /** CORPUS_WATCH_DEBOUNCE_MS: quiet time after the last change before a watch rebuild starts, 50–60000. Default 500. */
   corpusWatchDebounceMs: number;
+  /**
+   * MAX_HEAP_MB: cap on V8's old-generation heap in MiB, 64–65536, applied at launch by
+   * src/node-args.ts (what `npm start` runs). Default derived from the memory the container or the
+   * machine allows (src/heap-limit.ts).
+   */
+  maxHeapMb: number | undefined;
   /** How legacy-era MCP sessions are kept. See SessionConfig. */
   sessions: SessionConfig;
   /**
@@ -287,6 +293,7 @@ const envSchema = z.object({
   INDEX_FILE: text,
   CORPUS_WATCH: boolean,
   CORPUS_WATCH_DEBOUNCE_MS: integer(50, 60_000),
+  MAX_HEAP_MB: integer(64, 65_536),
 });
 
 /**
@@ -662,6 +669,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     indexFile: e.INDEX_FILE?.trim(),
     corpusWatch: e.CORPUS_WATCH ?? false,
     corpusWatchDebounceMs: e.CORPUS_WATCH_DEBOUNCE_MS ?? 500,
+    maxHeapMb: e.MAX_HEAP_MB,
     auth: {
       ...auth,
       resource,

@@ -4,6 +4,7 @@
 // and close cleanly on SIGTERM/SIGINT. The only file that touches the console.
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { serve } from '@hono/node-server';
 import type { ServerType } from '@hono/node-server';
 import pkg from '../package.json' with { type: 'json' };
@@ -15,24 +16,15 @@ import { assembleServer } from './http/assemble.js';
 import type { AssembleOptions } from './http/assemble.js';
 import { httpServerOptions } from './http/server-options.js';
 import { watchCorpus } from './index-service/corpus-watcher.js';
-import { engineVersion } from './index-service/engine-version.js';
 import { IndexService } from './index-service/index-service.js';
 import { vectorCacheFile, vectorCachePath } from './semantic/vector-cache-file.js';
 import { createLogger } from './logger.js';
 import { IndexHolder } from './mcp/index-holder.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
-import type { SearchIndexOptions } from './search/search-index.js';
 import { openPostgresStore } from './store/open-postgres-store.js';
+import { indexJobOf } from './index-job-of.js';
 
-function searchOptionsOf(config: Config): SearchIndexOptions {
-  const options: SearchIndexOptions = {};
-  if (config.chunkWords !== undefined) options.chunkWords = config.chunkWords;
-  if (config.chunkOverlapWords !== undefined) options.overlapWords = config.chunkOverlapWords;
-  if (config.bm25K1 !== undefined) options.k1 = config.bm25K1;
-  if (config.bm25B !== undefined) options.b = config.bm25B;
-  return options;
-}
 
 async function main(): Promise<void> {
   let config: Config;
@@ -60,8 +52,15 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: config.logLevel, base: { service: 'corpus-mcp', version: pkg.version } });
 
-  const corpusRoot = resolve(config.corpusDir);
-  const indexFile = config.indexFile === undefined ? undefined : resolve(config.indexFile);
+  const job = await indexJobOf(config);
+  const indexFile = job.indexFile;
+  const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 1024 / 1024);
+  if (config.maxHeapMb !== undefined && Math.abs(heapLimitMb - config.maxHeapMb) > config.maxHeapMb * 0.2) {
+    logger.warn(
+      { heap_limit_mb: heapLimitMb, max_heap_mb: config.maxHeapMb },
+      'MAX_HEAP_MB is applied at launch: start with `npm start`, or `node $(node dist/src/node-args.js) dist/src/main.js`',
+    );
+  }
 
   // Persistent records, opened before anything listens. With DATABASE_URL one PostgreSQL store serves
   // every replica (schema brought up to date at boot, one replica at a time): session revocations and,
@@ -99,7 +98,7 @@ async function main(): Promise<void> {
   const holder = new IndexHolder();
   const indexService = new IndexService({
     sink: holder,
-    job: { corpusRoot, options: searchOptionsOf(config), engine: await engineVersion(pkg.version), ...(indexFile ? { indexFile } : {}) },
+    job,
     logger,
   });
   let assembled: ReturnType<typeof assembleServer>;
@@ -132,7 +131,7 @@ async function main(): Promise<void> {
 
   const serverOptions = httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs });
   const server: ServerType = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
-    logger.info({ host: info.address, port: info.port, mcp_url: `${config.publicUrl}/mcp` }, 'listening');
+    logger.info({ host: info.address, port: info.port, mcp_url: `${config.publicUrl}/mcp`, heap_limit_mb: heapLimitMb }, 'listening');
     // The index is produced in a worker thread: /healthz answers throughout.
     indexService.start().then(
       () => {
@@ -171,7 +170,7 @@ async function main(): Promise<void> {
 
   function startWatching(): void {
     const watcher = watchCorpus({
-      root: corpusRoot,
+      root: job.corpusRoot,
       debounceMs: config.corpusWatchDebounceMs,
       logger,
       ignorePaths: [indexFile, vectorsFile].filter((path): path is string => path !== undefined),
@@ -180,7 +179,7 @@ async function main(): Promise<void> {
         void indexService.reload('watch');
       },
     });
-    void watcher.ready.then(() => logger.info({ corpus: corpusRoot, debounce_ms: config.corpusWatchDebounceMs }, 'watching the corpus for changes'));
+    void watcher.ready.then(() => logger.info({ corpus: job.corpusRoot, debounce_ms: config.corpusWatchDebounceMs }, 'watching the corpus for changes'));
   }
 }
 

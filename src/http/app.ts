@@ -155,6 +155,13 @@ export function createApp(options: AppOptions): CorpusApp {
   });
   const service = createMcpService({ index, serverInfo, logger, logQueries, onToolCall, requestTimeoutMs, toolLimits, semantic });
   const createServer = createLegacyServerFactory(service);
+  // A reloaded index may list other documents: tell every session. The SDK sends it on the session's
+  // GET stream; a session without one has nowhere to receive it and misses nothing it asked for.
+  index.onChange(() => {
+    for (const session of sessions.all()) {
+      session.server.sendResourceListChanged().catch((error: unknown) => logger.debug({ err: error }, 'list_changed not delivered'));
+    }
+  });
   // Modern answers are cacheable by anyone only when anyone may ask.
   const createModernServer = createModernServerFactory(service, { cacheScope: authenticate ? 'private' : 'public' });
   const modern = createMcpHandler(createModernServer, {

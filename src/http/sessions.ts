@@ -111,6 +111,11 @@ export class SessionRegistry {
     return this.#cache.peek(id);
   }
 
+  /** Every live session, without refreshing any idle timer or recency (e.g. to notify them all). */
+  all(): Session[] {
+    return [...this.#cache.values()];
+  }
+
   /** Ends a session (DELETE, or its transport closed). Safe to call for an id that is gone. */
   delete(id: string): void {
     this.#cache.delete(id);

@@ -20,7 +20,9 @@ import type { McpRequestErrorCode } from './mcp-request-error.js';
 import type { McpService } from './mcp-service.js';
 
 /** Logging stays offered in this era only; 2026-07-28 deprecates it. */
-const CAPABILITIES = { tools: {}, resources: {}, logging: {} } as const;
+// listChanged: a reload of the index sends notifications/resources/list_changed to every session
+// (on its GET stream). Modern (2026) requests have no session to receive it, so that era does not offer it.
+const CAPABILITIES = { tools: {}, resources: { listChanged: true }, logging: {} } as const;
 
 /** JSON-RPC codes of the 2025-11-25 revision (resource not found is -32002 there). */
 const LEGACY_CODES: Record<McpRequestErrorCode, number> = {

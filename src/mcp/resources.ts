@@ -7,7 +7,7 @@ import type { DocumentFormat } from '../corpus/document.js';
 import { formatInfo } from '../corpus/formats.js';
 import type { ServedCorpus } from './index-holder.js';
 import { McpRequestError } from './mcp-request-error.js';
-import { decodeCursor, encodeCursor } from './tools/page-cursor.js';
+import { cursorProblem, decodeCursor, encodeCursor } from './tools/page-cursor.js';
 
 export const RESOURCE_URI_PREFIX = 'corpus:///';
 export const RESOURCES_PAGE_SIZE = 100;
@@ -31,15 +31,17 @@ export function mimeTypeOf(format: DocumentFormat): string {
   return formatInfo(format).servedAs;
 }
 
-export function listResources({ index }: ServedCorpus, cursor: string | undefined, pageSize = RESOURCES_PAGE_SIZE): ListResourcesResult {
+export function listResources({ index, generation }: ServedCorpus, cursor: string | undefined, pageSize = RESOURCES_PAGE_SIZE): ListResourcesResult {
   const all = index.listDocuments();
+  const scope = { index, generation, listing: 'resources/list' };
   let start = 0;
   if (cursor !== undefined) {
-    const position = decodeCursor(cursor);
-    if (position === undefined || position > all.length) {
-      throw new McpRequestError('invalid_cursor', `invalid cursor "${cursor.slice(0, 80)}": pass nextCursor from the previous resources/list result, or omit it`);
+    const check = decodeCursor(cursor, scope);
+    if (!check.ok || check.position > all.length) {
+      const problem = check.ok ? ({ ok: false, reason: 'foreign' } as const) : check;
+      throw new McpRequestError('invalid_cursor', cursorProblem(problem, cursor, generation, 'pass nextCursor from the previous resources/list result, or omit cursor'));
     }
-    start = position;
+    start = check.position;
   }
   const page = all.slice(start, start + pageSize);
   const next = start + page.length;
@@ -51,7 +53,7 @@ export function listResources({ index }: ServedCorpus, cursor: string | undefine
       mimeType: mimeTypeOf(d.format),
       size: d.bytes,
     })),
-    ...(next < all.length ? { nextCursor: encodeCursor(next) } : {}),
+    ...(next < all.length ? { nextCursor: encodeCursor(next, scope) } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
 import type { DefinedTool } from './define-tool.js';
-import { decodeCursor, encodeCursor } from './page-cursor.js';
+import { cursorProblem, decodeCursor, encodeCursor } from './page-cursor.js';
 import { DEFAULT_TOOL_LIMITS } from './tool-limits.js';
 import type { ToolLimits } from './tool-limits.js';
 import { ToolError } from './tool-error.js';
@@ -63,20 +63,22 @@ export const createListDocuments = (limits: ToolLimits): DefinedTool =>
       'search_documents finds nothing. Narrow it with path_prefix, e.g. "guides/".',
     input: inputSchema(limits),
     output,
-    run({ path_prefix, cursor, limit }, { index, skipped }): ListDocumentsOutput {
+    run({ path_prefix, cursor, limit }, { index, skipped, generation }): ListDocumentsOutput {
       const all = index.listDocuments();
       const matching = path_prefix ? all.filter((d) => d.source.startsWith(path_prefix)) : all;
+      // A cursor belongs to one path_prefix: positions in another listing mean other documents.
+      const scope = { index, generation, listing: `list_documents:${path_prefix ?? ''}` };
       let start = 0;
       if (cursor !== undefined) {
-        const position = decodeCursor(cursor);
-        if (position === undefined || position > matching.length) {
+        const check = decodeCursor(cursor, scope);
+        if (!check.ok || check.position > matching.length) {
+          const problem = check.ok ? ({ ok: false, reason: 'foreign' } as const) : check;
           throw new ToolError(
-            'invalid_cursor',
-            `cursor "${cursor.length > 80 ? `${cursor.slice(0, 77)}...` : cursor}" was not issued by this server for this listing; ` +
-              'pass next_cursor from the previous list_documents call with the same path_prefix, or omit cursor to start again.',
+            problem.reason === 'stale' ? 'stale_cursor' : 'invalid_cursor',
+            cursorProblem(problem, cursor, generation, 'call list_documents with the same path_prefix and no cursor, then follow its next_cursor'),
           );
         }
-        start = position;
+        start = check.position;
       }
       const page = matching.slice(start, start + limit);
       const next = start + page.length;
@@ -84,7 +86,7 @@ export const createListDocuments = (limits: ToolLimits): DefinedTool =>
         documents: page.map((d) => ({ source: d.source, title: d.title, bytes: d.bytes, chunks: d.chunks })),
         skipped: start === 0 ? skipped.slice(0, SKIPPED_SHOWN_MAX).map((s) => ({ path: s.path, reason: s.reason })) : [],
         total: matching.length,
-        next_cursor: next < matching.length ? encodeCursor(next) : null,
+        next_cursor: next < matching.length ? encodeCursor(next, scope) : null,
       };
     },
   });

@@ -9,6 +9,7 @@ export type ToolErrorCode =
   | 'unknown_chunk_ids'
   | 'offset_out_of_range'
   | 'invalid_cursor'
+  | 'stale_cursor'
   | 'index_unavailable'
   | 'index_not_ready'
   | 'internal_error';

@@ -1,0 +1,19 @@
+// `npm start` runs this instead of compiling on every start: it compiles (tsc -p tsconfig.build.json)
+// only when a source or build setting is newer than the last compile, or dist/ is missing. A check
+// costs a directory walk, about 50 ms, instead of the 2–3 s a compile takes.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const stamp = join(root, 'dist', '.build-stamp');
+const inputs = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'].map((f) => join(root, f));
+for (const entry of readdirSync(join(root, 'src'), { recursive: true })) inputs.push(join(root, 'src', String(entry)));
+
+const built = existsSync(stamp) ? statSync(stamp).mtimeMs : -1;
+const newest = Math.max(...inputs.filter((f) => existsSync(f)).map((f) => statSync(f).mtimeMs));
+if (built < newest || !existsSync(join(root, 'dist', 'src', 'main.js'))) {
+  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
+}

@@ -1,0 +1,23 @@
+// The index job the configuration asks for: corpus folder, index options, snapshot file and the
+// engine version. main.ts (the server) and index-cli.ts (`npm run index`) both build it here, so a
+// snapshot written ahead of time matches what the server would build.
+import { resolve } from 'node:path';
+import pkg from '../package.json' with { type: 'json' };
+import type { Config } from './config.js';
+import { engineVersion } from './index-service/engine-version.js';
+import type { IndexJob } from './index-service/index-job.js';
+import type { SearchIndexOptions } from './search/search-index.js';
+
+export async function indexJobOf(config: Config, indexFile = config.indexFile): Promise<IndexJob> {
+  const options: SearchIndexOptions = {};
+  if (config.chunkWords !== undefined) options.chunkWords = config.chunkWords;
+  if (config.chunkOverlapWords !== undefined) options.overlapWords = config.chunkOverlapWords;
+  if (config.bm25K1 !== undefined) options.k1 = config.bm25K1;
+  if (config.bm25B !== undefined) options.b = config.bm25B;
+  return {
+    corpusRoot: resolve(config.corpusDir),
+    options,
+    engine: await engineVersion(pkg.version),
+    ...(indexFile === undefined ? {} : { indexFile: resolve(indexFile) }),
+  };
+}
