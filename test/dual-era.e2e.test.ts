@@ -250,7 +250,7 @@ describe('dual-era /mcp: modern resources page', () => {
     expect(second.nextCursor).toBeUndefined();
     const bad = await modernRequest(server.mcpUrl, { method: 'resources/list', params: { cursor: 'forged' } });
     expect(bad.message?.error?.code).toBe(-32602);
-    expect(bad.message?.error?.message).toMatch(/invalid cursor "forged"/);
+    expect(bad.message?.error?.message).toMatch(/cursor "forged" was not issued by this server/);
   });
 });
 
