@@ -21,8 +21,10 @@ import { SearchIndex, type SearchIndexParts } from './search-index.js';
 import { resolveSearchOptions } from './search-options.js';
 
 /** Bumped whenever the byte layout changes; a snapshot of another layout is refused. */
-export const SNAPSHOT_LAYOUT = 1;
+export const SNAPSHOT_LAYOUT = 2;
 const MAGIC = 'CORPUSIX';
+/** Document records per `documents.<k>` section: a few milliseconds of JSON.parse each. */
+const DOCUMENT_BATCH = 2000;
 const PREAMBLE_BYTES = 24;
 
 /** Why bytes are not a snapshot this code can read. */
@@ -94,8 +96,14 @@ export function encodeIndexSnapshot(index: SearchIndex, options: EncodeOptions):
     return record;
   });
   const inv = parts.inverted;
+  // Document records in batches (sections documents.0, documents.1, …): a decoder parses one batch
+  // per step, so no single step on the main thread parses the records of the whole corpus.
+  const batches: Array<[string, SectionType, ArrayBufferView]> = [];
+  for (let at = 0, k = 0; at < records.length || k === 0; at += DOCUMENT_BATCH, k += 1) {
+    batches.push([`documents.${k}`, 'u8', encoder.encode(JSON.stringify(records.slice(at, at + DOCUMENT_BATCH)))]);
+  }
   const payload: Array<[string, SectionType, ArrayBufferView]> = [
-    ['documents', 'u8', encoder.encode(JSON.stringify(records))],
+    ...batches,
     ['headings', 'u8', encoder.encode(JSON.stringify(parts.headings))],
     ['terms', 'u8', encoder.encode(JSON.stringify(inv.terms))],
     ['firstChunk', 'u32', parts.firstChunk],
@@ -115,7 +123,7 @@ export function encodeIndexSnapshot(index: SearchIndex, options: EncodeOptions):
     ['bodyLength', 'u32', inv.bodyLength],
   ];
   for (const [name, bytes] of Object.entries(options.extra ?? {})) {
-    if (payload.some(([known]) => known === name) || name === 'text') throw new RangeError(`extra snapshot section "${name}" clashes with a built-in one`);
+    if (payload.some(([known]) => known === name) || name === 'text' || name.startsWith('documents.')) throw new RangeError(`extra snapshot section "${name}" clashes with a built-in one`);
     payload.push([name, 'u8', bytes]);
   }
   const textBytes = textOffsets[texts.length] as number;
@@ -258,16 +266,19 @@ export function* decodeIndexSnapshotSteps(input: Uint8Array): Generator<void, De
     }
   };
 
-  const records = json<Array<Omit<Document, 'text'>>>('documents');
   const textOffsets = array('textOffsets', 'f64');
   const text = array('text', 'u8');
-  if (!Array.isArray(records) || textOffsets.length !== records.length + 1 || textOffsets[records.length] !== text.length) {
+  const texts = new TextStore(text, textOffsets);
+  const documents: Document[] = [];
+  for (let k = 0; header.sections.some((s) => s.name === `documents.${k}`); k += 1) {
+    const batch = json<Array<Omit<Document, 'text'>>>(`documents.${k}`);
+    if (!Array.isArray(batch)) throw new SnapshotError('malformed', `snapshot section "documents.${k}" is not a list`);
+    for (const record of batch) documents.push(withLazyText(record, texts, documents.length));
+    yield;
+  }
+  if (documents.length !== header.documents || textOffsets.length !== documents.length + 1 || textOffsets[documents.length] !== text.length) {
     throw new SnapshotError('malformed', 'snapshot documents and texts do not line up');
   }
-  yield;
-  const texts = new TextStore(text, textOffsets);
-  const documents = records.map((record, d) => withLazyText(record, texts, d));
-  yield;
   const inverted: InvertedIndexParts = {
     terms: json<string[]>('terms'),
     idf: array('idf', 'f64'),
