@@ -34,6 +34,7 @@ const CALLS: ReadonlyArray<[string, Record<string, unknown>]> = [
   ['get_document', { source: 'guides/baking.md' }],
   ['get_document', { source: 'lighthouse.md', offset: 100, max_chars: 500 }],
   ['list_documents', {}],
+  ['rerank_results', { query: 'weather and storm warnings', chunk_ids: ['lighthouse.md#0', 'lighthouse.md#1', 'guides/baking.md#0'] }],
 ];
 
 async function structured(client: V1Client | V2Client, name: string, args: Record<string, unknown>): Promise<Structured> {
@@ -63,6 +64,10 @@ describe('dual-era /mcp', () => {
       expect(modern.getProtocolEra()).toBe('modern');
       expect(modern.getNegotiatedProtocolVersion()).toBe(MODERN_VERSION);
       expect(server.app.sessions.size).toBe(1); // the legacy client's only
+    });
+
+    it('is exercised on every tool the server offers', () => {
+      expect(new Set(CALLS.map(([name]) => name))).toEqual(new Set(TOOLS.map((tool) => tool.name)));
     });
 
     it.each(CALLS)('calls %s and gets structured content', async (name, args) => {
