@@ -69,6 +69,9 @@ describe('documents beyond Markdown, end to end', () => {
         'guide-crlf.md': LF_MARKDOWN.replaceAll('\n', '\r\n'),
         'harbour.html': HTML,
         'hostile/deep.html': `${'<div>'.repeat(100_000)}deepword${'</div>'.repeat(100_000)}`,
+        // Not refused: a valid Markdown file, read in linear time, its title cut to 200 characters.
+        'long-heading.md': `# Beacon${' '.repeat(1024 * 1024)}lamp\n\nThe beacon lamp is lit at dusk.\n`,
+        'guide.rst': 'Pilotage\n========\n\nPilots board at the outer buoy.\n\nFees\n----\n\nPilotage fees are paid per metre of draught.\n',
         'handbook.pdf': Buffer.from(await makeHandbookPdf()),
         'hostile/encrypted.pdf': Buffer.from(await makeEncryptedPdf()),
         'hostile/truncated.pdf': Buffer.from(await makeTruncatedPdf(0.5)),
@@ -181,7 +184,7 @@ describe('documents beyond Markdown, end to end', () => {
   });
 
   describe('offsets', () => {
-    it.each(['harbour.html', 'guide-lf.md', 'guide-crlf.md', 'handbook.pdf', 'crew.docx'])('round-trip between get_chunk and get_document (%s)', async (source) => {
+    it.each(['harbour.html', 'guide-lf.md', 'guide-crlf.md', 'handbook.pdf', 'crew.docx', 'guide.rst'])('round-trip between get_chunk and get_document (%s)', async (source) => {
       for (const chunk of await chunksOf(source)) {
         const page = await ok<{ text: string }>(client, 'get_document', { source, offset: chunk.start, max_chars: chunk.end - chunk.start });
         expect(page.text).toBe(chunk.text);
@@ -199,7 +202,23 @@ describe('documents beyond Markdown, end to end', () => {
     });
   });
 
+  describe('reStructuredText', () => {
+    it('gives heading paths from its section titles', async () => {
+      const [hit] = await search('fees draught', 'guide.rst');
+      expect(hit).toMatchObject({ source: 'guide.rst', heading: 'Pilotage › Fees' });
+    });
+  });
+
   describe('hostile files', () => {
+    it('serves a Markdown file whose heading is one 1 MB line, its title cut short', async () => {
+      const list = await ok<{ documents: Array<{ source: string; title: string }> }>(client, 'list_documents', {});
+      const title = list.documents.find((d) => d.source === 'long-heading.md')?.title;
+      expect(title?.startsWith('Beacon')).toBe(true);
+      expect(title?.length).toBeLessThanOrEqual(200);
+      const [hit] = await search('beacon lamp dusk', 'long-heading');
+      expect(hit?.source).toBe('long-heading.md');
+    });
+
     it('skips each with its reason in list_documents while serving the rest', async () => {
       const list = await ok<{ skipped: Array<{ path: string; reason: string }> }>(client, 'list_documents', {});
       const reasons = Object.fromEntries(list.skipped.filter((s) => s.path.startsWith('hostile/')).map((s) => [s.path, s.reason]));
