@@ -6,7 +6,8 @@
 //
 // In the container: `node dist/src/auth-tool.js grants`. Like main.ts, an entry point: it may use the console.
 import { resolve } from 'node:path';
-import { loadAuthDataDir } from './config.js';
+import { loadAuthDataDir, loadDatabaseUrl } from './config.js';
+import { openPostgresStore } from './store/open-postgres-store.js';
 import { openStore } from './store/open-store.js';
 
 const USAGE = 'usage: npm run auth -- grants | revoke <email>';
@@ -21,8 +22,10 @@ async function run(args: string[]): Promise<number> {
     console.error(`revoke needs the email address of the person, e.g. npm run auth -- revoke ada@example.com\n${USAGE}`);
     return 2;
   }
-  const dataDir = resolve(loadAuthDataDir());
-  const store = await openStore({ dataDir });
+  // Where the server keeps them: the shared PostgreSQL when DATABASE_URL is set, else AUTH_DATA_DIR.
+  const databaseUrl = loadDatabaseUrl();
+  const dataDir = databaseUrl === undefined ? resolve(loadAuthDataDir()) : 'the PostgreSQL of DATABASE_URL';
+  const store = databaseUrl === undefined ? await openStore({ dataDir }) : await openPostgresStore({ databaseUrl });
   try {
     if (command === 'revoke') {
       const account = target!.toLowerCase();

@@ -370,6 +370,11 @@ export function loadAuthDataDir(env: Readonly<Record<string, string | undefined>
   return env.AUTH_DATA_DIR?.trim() || DEFAULT_AUTH_DATA_DIR;
 }
 
+/** DATABASE_URL alone, for the operator tool: with it, the sign-in records live in PostgreSQL. */
+export function loadDatabaseUrl(env: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
+  return env.DATABASE_URL?.trim() || undefined;
+}
+
 const loginSchema = z.object({
   LOGIN_PROVIDER: z.preprocess(
     (v) => (typeof blankToUndefined(v) === 'string' ? String(v).trim().toLowerCase() : undefined),
