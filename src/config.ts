@@ -20,6 +20,11 @@ export interface Config {
   host: string;
   /** TCP port, 0–65535 (0 picks a free port). Default 8080. */
   port: number;
+  /**
+   * METRICS_PORT: a second listener on HOST serving only GET /metrics, 0–65535 (0 picks a free port),
+   * not PORT. Default none: /metrics is then on PORT, and off loopback only when METRICS_TOKEN is set.
+   */
+  metricsPort: number | undefined;
   /** Origin under which clients reach the server, no trailing slash. Default `http://HOST:PORT`. */
   publicUrl: string;
   /** Sessions kept at once; the least recently used is closed beyond this. Default 1000. */
@@ -259,6 +264,7 @@ const envSchema = z.object({
   CORPUS_DIR: text,
   HOST: text,
   PORT: integer(0, 65535),
+  METRICS_PORT: integer(0, 65535),
   PUBLIC_URL: url,
   MAX_SESSIONS: integer(1, 1_000_000),
   SESSION_IDLE_TTL: integer(1, 7 * 24 * 3600),
@@ -629,15 +635,19 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       problems.push(`PUBLIC_URL=${JSON.stringify(e.PUBLIC_URL)}: must be a bare origin with LOGIN_PROVIDER (e.g. https://docs.example.com): the issuer and /authorize, /token sit at its root`);
     }
   }
+  const port = e.PORT ?? 8080;
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === port) {
+    problems.push(`METRICS_PORT=${JSON.stringify(env.METRICS_PORT)}: must differ from PORT (${port}); the metrics listener is a port of its own`);
+  }
   if (problems.length > 0 || auth === undefined) throw new ConfigError(problems);
 
-  const port = e.PORT ?? 8080;
   const publicUrl = (e.PUBLIC_URL ?? defaultPublicUrl(host, port)).replace(/\/+$/, '');
   const resource = `${publicUrl}/mcp`;
   return {
     corpusDir: e.CORPUS_DIR ?? DEFAULT_CORPUS_DIR,
     host,
     port,
+    metricsPort: e.METRICS_PORT,
     publicUrl,
     maxSessions: e.MAX_SESSIONS ?? 1000,
     sessionIdleTtlSeconds: e.SESSION_IDLE_TTL ?? 1800,

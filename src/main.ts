@@ -152,6 +152,15 @@ async function main(): Promise<void> {
     console.error(`corpus-mcp: cannot listen on ${config.host}:${config.port}: ${error.message}`);
     process.exit(1);
   });
+  if (config.metricsPort !== undefined) {
+    const metricsServer = serve({ fetch: ops.metricsApp.fetch, hostname: config.host, port: config.metricsPort, serverOptions }, (info) => {
+      logger.info({ host: info.address, port: info.port }, 'metrics listening');
+    });
+    metricsServer.on('error', (error: NodeJS.ErrnoException) => {
+      console.error(`corpus-mcp: cannot listen for metrics on ${config.host}:${config.metricsPort}: ${error.message}`);
+      process.exit(1);
+    });
+  }
 
   // Drain: /readyz turns 503, new sessions are refused, in-flight requests finish (bounded by
   // DRAIN_TIMEOUT_MS), sessions close, then exit 0. A second signal while draining changes nothing.

@@ -18,6 +18,8 @@ interface Run {
   exit: Promise<number | null>;
   /** Resolves with the port once the server logs that it listens. */
   port: Promise<number>;
+  /** Resolves with the METRICS_PORT listener's port once it listens. */
+  metricsPort: Promise<number>;
 }
 
 const children: ChildProcess[] = [];
@@ -31,14 +33,18 @@ function startMain(env: Record<string, string>): Run {
   let err = '';
   let onPort: (port: number) => void = () => {};
   const port = new Promise<number>((resolve) => (onPort = resolve));
+  let onMetricsPort: (port: number) => void = () => {};
+  const metricsPort = new Promise<number>((resolve) => (onMetricsPort = resolve));
   child.stdout!.on('data', (d: Buffer) => {
     out += d.toString();
     const match = /"port":(\d+)[^\n]*"msg":"listening"/.exec(out);
     if (match) onPort(Number(match[1]));
+    const metrics = /"port":(\d+)[^\n]*"msg":"metrics listening"/.exec(out);
+    if (metrics) onMetricsPort(Number(metrics[1]));
   });
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, stdout: () => out, stderr: () => err, exit, port };
+  return { child, stdout: () => out, stderr: () => err, exit, port, metricsPort };
 }
 
 /** The port once listening, or the exit code if the process ended first. */
@@ -118,5 +124,22 @@ describe('src/main.ts secure default', () => {
     expect(await run.exit).toBe(2);
     expect(run.stderr()).toContain('METRICS_TOKEN equals one of the MCP tokens');
     expect(run.stderr() + run.stdout()).not.toContain(FILE_TOKEN);
+  });
+
+  it('serves /metrics on METRICS_PORT only, not on the public port', async () => {
+    const run = startMain({ HOST: '0.0.0.0', AUTH_TOKENS: FILE_TOKEN, PUBLIC_URL: 'http://127.0.0.1', METRICS_PORT: '0' });
+    const result = await outcome(run);
+    expect(result).toHaveProperty('port');
+    const port = (result as { port: number }).port;
+    const metricsPort = await run.metricsPort;
+    expect(metricsPort).not.toBe(port);
+    const publicScrape = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(publicScrape.status).toBe(404);
+    const scrape = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    expect(scrape.status).toBe(200);
+    expect(scrape.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await scrape.text()).toMatch(/^corpus_mcp_/m);
+    // Nothing else is served there.
+    expect((await fetch(`http://127.0.0.1:${metricsPort}/mcp`, { method: 'POST' })).status).toBe(404);
   });
 });

@@ -126,6 +126,12 @@ describe('config', () => {
       ]);
     });
 
+    it('reads METRICS_PORT and refuses it equal to PORT', () => {
+      expect(loadConfig({ METRICS_PORT: '9091' }).metricsPort).toBe(9091);
+      expect(loadConfig({}).metricsPort).toBeUndefined();
+      expect(problemsOf({ PORT: '9091', METRICS_PORT: '9091' })).toEqual([expect.stringMatching(/^METRICS_PORT="9091": must differ from PORT \(9091\)/)]);
+    });
+
     it('RFC 8414 §2: requires an https issuer, except on loopback', () => {
       expect(problemsOf({ OAUTH_ISSUER: 'http://as.example' })).toEqual([expect.stringMatching(/^OAUTH_ISSUER="http:\/\/as.example": must be an https:\/\/ URL/)]);
       expect(problemsOf({ OAUTH_ISSUER: 'http://127.0.0.1:9000/realms/test' })).toEqual([]);

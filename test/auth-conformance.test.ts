@@ -398,3 +398,35 @@ describe('a server without authentication (loopback)', () => {
     expect((await fetch(`${open.url}/metrics`)).status).toBe(200);
   });
 });
+
+describe('/metrics on the public port', () => {
+  it('off loopback, is not served without METRICS_TOKEN (404), so counts of auth failures and versions stay private', async () => {
+    const open = await startProtectedServer({ HOST: '0.0.0.0', PUBLIC_URL, AUTH_TOKENS: STATIC_TOKEN });
+    try {
+      const response = await fetch(`${open.url}/metrics`);
+      expect(response.status).toBe(404);
+      expect(await response.text()).not.toContain('corpus_mcp_');
+    } finally {
+      await open.close();
+    }
+  });
+
+  it('off loopback, is served behind METRICS_TOKEN when one is set', async () => {
+    const guarded = await startProtectedServer({ HOST: '0.0.0.0', PUBLIC_URL, AUTH_TOKENS: STATIC_TOKEN, METRICS_TOKEN });
+    try {
+      expect((await fetch(`${guarded.url}/metrics`)).status).toBe(401);
+      expect((await fetch(`${guarded.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).status).toBe(200);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('with METRICS_PORT, is not served on the public port at all, even with METRICS_TOKEN', async () => {
+    const moved = await startProtectedServer({ PUBLIC_URL, AUTH_TOKENS: STATIC_TOKEN, METRICS_TOKEN, METRICS_PORT: '0' });
+    try {
+      expect((await fetch(`${moved.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).status).toBe(404);
+    } finally {
+      await moved.close();
+    }
+  });
+});

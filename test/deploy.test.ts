@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
+import { loadConfig } from '../src/config.js';
 import { cmdOf, envOf, healthcheckOf, instructions, parseDockerfile } from '../scripts/lib/dockerfile.js';
 
 const root = new URL('../', import.meta.url);
@@ -120,8 +121,10 @@ describe('fly.toml', () => {
     expect(seconds(fly.kill_timeout)).toBeGreaterThan(Number(fly.env.DRAIN_TIMEOUT_MS) / 1000);
   });
 
-  it('scrapes the Prometheus route on the service port', () => {
-    expect(fly.metrics).toEqual({ port: fly.http_service.internal_port, path: '/metrics' });
+  it('scrapes the Prometheus route on METRICS_PORT, a port of its own that is not the public service port', () => {
+    expect(fly.metrics).toEqual({ port: Number(fly.env.METRICS_PORT), path: '/metrics' });
+    expect(fly.metrics.port).not.toBe(fly.http_service.internal_port);
+    expect(loadConfig({ ...fly.env, AUTH_TOKENS: 'x'.repeat(32) }).metricsPort).toBe(fly.metrics.port);
   });
 
   it('keeps secrets out of [env]', () => {

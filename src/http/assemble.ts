@@ -3,6 +3,7 @@
 // this, so what the tests observe is what production runs.
 import type { Server } from 'node:http';
 import type { createSignIn, SignInOptions } from '../auth/server/sign-in.js';
+import { isLoopbackHost } from '../config.js';
 import type { Config } from '../config.js';
 import type { Store } from '../store/store.js';
 import type { AppLogger } from '../logger.js';
@@ -104,6 +105,9 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     authRequired: authentication.required,
     semantic,
     ...(options.indexService ? { indexService: options.indexService } : {}),
+    // Metrics tell an attacker how their brute force goes and what runs here: off loopback they are
+    // on the public port only behind METRICS_TOKEN; METRICS_PORT moves them to a listener of their own.
+    publicMetrics: config.metricsPort === undefined && (isLoopbackHost(config.host) || config.auth.metricsToken !== undefined),
     ...(authentication.metricsGuard ? { metricsGuard: authentication.metricsGuard } : {}),
   });
   if (authentication.routes) ops.appOptions.routes.route('/', authentication.routes);

@@ -35,6 +35,11 @@ export interface OperationsOptions {
   metrics?: Metrics;
   /** Mounted in front of GET /metrics, e.g. the METRICS_TOKEN check. Default none (open). */
   metricsGuard?: MiddlewareHandler;
+  /**
+   * Whether the app's own port serves /metrics. Default true. When false, /metrics is only on
+   * `metricsApp`, for a listener of its own (METRICS_PORT), or nowhere.
+   */
+  publicMetrics?: boolean;
   /** Whether /mcp requires credentials; the landing page then shows how to pass them. Default false. */
   authRequired?: boolean;
   /** Embeddings state, exported as the corpus_mcp_semantic_state gauge. Default none (off). */
@@ -58,6 +63,8 @@ export interface OperationsAppOptions {
 
 export interface Operations {
   readonly metrics: Metrics;
+  /** GET /metrics alone (guarded like the public one), for a listener of its own on METRICS_PORT. */
+  readonly metricsApp: Hono;
   readonly shutdown: Shutdown;
   /** Spread into createApp's options. */
   readonly appOptions: OperationsAppOptions;
@@ -70,7 +77,7 @@ export interface Operations {
 }
 
 export function createOperations(options: OperationsOptions): Operations {
-  const { logger, publicUrl, index, drainTimeoutMs = 10_000, metricsGuard, authRequired = false, indexService } = options;
+  const { logger, publicUrl, index, drainTimeoutMs = 10_000, metricsGuard, authRequired = false, indexService, publicMetrics = true } = options;
   const metrics = options.metrics ?? createMetrics();
   const { semantic } = options;
   if (semantic !== undefined) metrics.observeSemanticState(() => semantic.state.state);
@@ -85,8 +92,10 @@ export function createOperations(options: OperationsOptions): Operations {
 
   const routes = new Hono();
   routes.get('/', landingRoute({ publicUrl, authRequired, stats: () => index.current?.index.stats }));
-  if (metricsGuard) routes.use('/metrics', metricsGuard);
-  routes.get('/metrics', metricsRoute({ metrics }));
+  const metricsApp = new Hono();
+  if (metricsGuard) metricsApp.use('/metrics', metricsGuard);
+  metricsApp.get('/metrics', metricsRoute({ metrics }));
+  if (publicMetrics) routes.route('/', metricsApp);
 
   const onSessionEvent = (event: SessionEvent) => {
     if (event.type === 'created') metrics.recordSessionCreated();
@@ -105,6 +114,7 @@ export function createOperations(options: OperationsOptions): Operations {
 
   return {
     metrics,
+    metricsApp,
     shutdown,
     appOptions: {
       logger: requestScopedLogger(logger),
