@@ -102,6 +102,8 @@ step('bake the index snapshot: node dist/src/index-cli.js');
 
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
+// As fly.toml deploys it: /metrics on a listener of its own, not on the public port.
+const metricsPort = await freePort();
 const token = randomBytes(32).toString('hex');
 // The image's ENV, with the paths and port of this scratch /app; auth on, as HOST=0.0.0.0 requires.
 const env: NodeJS.ProcessEnv = {
@@ -113,6 +115,7 @@ const env: NodeJS.ProcessEnv = {
   ...(imageEnv.INDEX_FILE === undefined ? {} : { INDEX_FILE: appPath(imageEnv.INDEX_FILE, 'index.snapshot') }),
   PUBLIC_URL: base,
   AUTH_TOKENS: token,
+  METRICS_PORT: String(metricsPort),
 };
 step(`start: ${cmd.join(' ')} with HOST=${env.HOST} PORT=${env.PORT} CORPUS_DIR=${env.CORPUS_DIR}`);
 const child = spawn(cmd[0]!, cmd.slice(1), { cwd: app, env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -154,11 +157,12 @@ await client.close();
 const landing = await fetch(`${base}/`);
 if (landing.status !== 200 || !(await landing.text()).includes(`${base}/mcp`)) fail('the landing page does not show the MCP URL');
 
-const metrics = await (await fetch(`${base}/metrics`)).text();
+if ((await fetch(`${base}/metrics`)).status !== 404) fail('the public port serves /metrics although METRICS_PORT is set');
+const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
 if (!/^corpus_mcp_tool_calls_total\{tool="search_documents",outcome="ok",era="legacy"\} 1$/m.test(metrics)) {
   fail('/metrics did not count the search_documents call');
 }
-step('/metrics counted the call; landing page shows the MCP URL');
+step('/metrics on METRICS_PORT counted the call, the public port does not serve it; landing page shows the MCP URL');
 
 if (logLines.some((l) => l.includes(token))) fail('a log line contains the bearer token');
 for (const line of logLines) JSON.parse(line); // every stdout line is a JSON log record
