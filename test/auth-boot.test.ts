@@ -3,7 +3,7 @@
 // how to configure auth, unless ALLOW_UNAUTHENTICATED=true.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -141,5 +141,18 @@ describe('src/main.ts secure default', () => {
     expect(await scrape.text()).toMatch(/^corpus_mcp_/m);
     // Nothing else is served there.
     expect((await fetch(`http://127.0.0.1:${metricsPort}/mcp`, { method: 'POST' })).status).toBe(404);
+  });
+
+  it('names the entries of the corpus folder that are not documents in its log, for the operator', async () => {
+    const corpus = join(dir, 'corpus-with-secrets');
+    await mkdir(join(corpus, '.git'), { recursive: true });
+    await writeFile(join(corpus, 'guide.md'), '# Guide\n\nText.\n');
+    await writeFile(join(corpus, '.env'), 'TOKEN=x\n');
+    await writeFile(join(corpus, 'secret.env'), 'TOKEN=x\n');
+    const run = startMain({ CORPUS_DIR: corpus });
+    expect(await outcome(run)).toHaveProperty('port');
+    const line = run.stdout().split('\n').find((l) => l.includes('not documents'));
+    expect(line).toBeDefined();
+    expect(JSON.parse(line!).skipped).toEqual(expect.arrayContaining([expect.stringMatching(/^\.env: hidden file/), expect.stringMatching(/^\.git\/: hidden folder/), expect.stringMatching(/^secret\.env: unsupported file type/)]));
   });
 });

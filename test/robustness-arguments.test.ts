@@ -24,6 +24,10 @@ const FILES: Record<string, string> = {
   'intl/cafe.md': '# Café\n\nThe café serves crème brûlée.\n',
   '.hidden.md': `# Hidden\n\n${CANARY}\n`,
   'secret.env': `TOKEN=${CANARY}\n`,
+  '.env': `TOKEN=${CANARY}\n`,
+  '.git/config': `[remote] ${CANARY}\n`,
+  'node_modules/pkg/README.md': `# Pkg\n\n${CANARY}\n`,
+  'empty.md': '   \n',
 };
 
 type Args = Record<string, unknown>;
@@ -266,6 +270,22 @@ describe('robustness: hostile tool arguments', () => {
       const result = await ok('list_documents', { limit: 100 });
       const sources = (result.documents as Array<{ source: string }>).map((d) => d.source);
       expect(sources).toEqual(['guide.md', 'intl/arabic.md', 'intl/cafe.md', 'intl/emoji.md', 'intl/tokyo.md', 'sub/deep/notes.md']);
+    });
+
+    it.each(['sub/', './sub/', '/sub/', './/sub/'])('reads path_prefix %j the same way in list_documents and search_documents', async (prefix) => {
+      const listed = await ok('list_documents', { path_prefix: prefix });
+      expect((listed.documents as Array<{ source: string }>).map((d) => d.source)).toEqual(['sub/deep/notes.md']);
+      const found = await ok('search_documents', { query: 'lighthouse wick', path_prefix: prefix });
+      expect((found.results as Array<{ source: string }>).map((r) => r.source)).toEqual(['sub/deep/notes.md']);
+      const none = await ok('search_documents', { query: 'zebra', path_prefix: prefix });
+      expect(JSON.stringify(none)).not.toContain("No document's source starts with");
+    });
+
+    it('shows clients only documents that could not be read, never the names of hidden or other files beside them', async () => {
+      const result = await ok('list_documents', { limit: 100 });
+      expect(result.skipped).toEqual([{ path: 'empty.md', reason: expect.stringMatching(/^empty file/) }]);
+      const text = JSON.stringify(result);
+      for (const name of ['.hidden.md', 'secret.env', '.env', '.git', 'node_modules']) expect(text).not.toContain(name);
     });
   });
 

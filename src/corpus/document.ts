@@ -79,6 +79,12 @@ export interface SkippedFile {
   /** Path relative to the root, '/'-separated; folders end with '/', e.g. ".git/". */
   path: string;
   reason: string;
+  /**
+   * True for entries that are not documents at all (hidden files and folders, node_modules, other
+   * file types, links, special files): their names can reveal what else sits beside the corpus
+   * (`.env`, `secret.key`), so they are for the operator's log, never for clients.
+   */
+  operatorOnly?: boolean;
 }
 
 /** Something about an indexed document worth telling the operator (the document is still served). */

@@ -64,9 +64,9 @@ describe('loadCorpus', () => {
       await files({ 'doc.md': 'x', 'manual.odt': 'x', 'sub/pic.PNG': 'x', LICENSE: 'x' });
       const corpus = await loadCorpus(root);
       expect(corpus.skipped).toEqual([
-        { path: 'LICENSE', reason: `no file extension (indexed: ${listExtensions('and')})` },
-        { path: 'manual.odt', reason: `unsupported file type .odt (indexed: ${listExtensions('and')})` },
-        { path: 'sub/pic.PNG', reason: `unsupported file type .PNG (indexed: ${listExtensions('and')})` },
+        { path: 'LICENSE', reason: `no file extension (indexed: ${listExtensions('and')})`, operatorOnly: true },
+        { path: 'manual.odt', reason: `unsupported file type .odt (indexed: ${listExtensions('and')})`, operatorOnly: true },
+        { path: 'sub/pic.PNG', reason: `unsupported file type .PNG (indexed: ${listExtensions('and')})`, operatorOnly: true },
       ]);
     });
 
@@ -82,10 +82,10 @@ describe('loadCorpus', () => {
       const corpus = await loadCorpus(root);
       expect(corpus.documents.map((d) => d.source)).toEqual(['doc.md']);
       expect(corpus.skipped).toEqual([
-        { path: '.git/', reason: 'hidden folder' },
-        { path: 'node_modules/', reason: 'node_modules folder (installed packages, not documents)' },
-        { path: 'sub/.cache/', reason: 'hidden folder' },
-        { path: 'sub/node_modules/', reason: 'node_modules folder (installed packages, not documents)' },
+        { path: '.git/', reason: 'hidden folder' , operatorOnly: true },
+        { path: 'node_modules/', reason: 'node_modules folder (installed packages, not documents)' , operatorOnly: true },
+        { path: 'sub/.cache/', reason: 'hidden folder' , operatorOnly: true },
+        { path: 'sub/node_modules/', reason: 'node_modules folder (installed packages, not documents)' , operatorOnly: true },
       ]);
     });
 
@@ -93,8 +93,8 @@ describe('loadCorpus', () => {
       await files({ 'doc.md': 'x', '.draft.md': 'x', 'sub/.DS_Store': 'x' });
       const corpus = await loadCorpus(root);
       expect(corpus.skipped).toEqual([
-        { path: '.draft.md', reason: 'hidden file' },
-        { path: 'sub/.DS_Store', reason: 'hidden file' },
+        { path: '.draft.md', reason: 'hidden file' , operatorOnly: true },
+        { path: 'sub/.DS_Store', reason: 'hidden file' , operatorOnly: true },
       ]);
     });
 
@@ -118,9 +118,9 @@ describe('loadCorpus', () => {
       const corpus = await loadCorpus(root);
       expect(corpus.documents.map((d) => d.source)).toEqual(['doc.md']);
       expect(corpus.skipped).toEqual([
-        { path: 'leak.md', reason: 'symbolic link leads outside the corpus folder' },
-        { path: 'leakdir', reason: 'symbolic link leads outside the corpus folder' },
-        { path: 'relative-leak.md', reason: 'symbolic link leads outside the corpus folder' },
+        { path: 'leak.md', reason: 'symbolic link leads outside the corpus folder' , operatorOnly: true },
+        { path: 'leakdir', reason: 'symbolic link leads outside the corpus folder' , operatorOnly: true },
+        { path: 'relative-leak.md', reason: 'symbolic link leads outside the corpus folder' , operatorOnly: true },
       ]);
       expect(JSON.stringify(corpus.skipped)).not.toContain(base);
     });
@@ -154,7 +154,7 @@ describe('loadCorpus', () => {
       await symlink(join(root, 'b-real'), join(root, 'a-link'));
       const corpus = await loadCorpus(root);
       expect(corpus.documents.map((d) => d.source)).toEqual(['b-real/doc.md']);
-      expect(corpus.skipped).toEqual([{ path: 'a-link/', reason: 'symbolic link to a folder that is already indexed' }]);
+      expect(corpus.skipped).toEqual([{ path: 'a-link/', reason: 'symbolic link to a folder that is already indexed' , operatorOnly: true }]);
     });
 
     it('stops at a link that loops back to an ancestor folder', async () => {
@@ -162,7 +162,7 @@ describe('loadCorpus', () => {
       await symlink(root, join(root, 'sub/loop'));
       const corpus = await loadCorpus(root);
       expect(corpus.documents.map((d) => d.source)).toEqual(['sub/doc.md']);
-      expect(corpus.skipped).toEqual([{ path: 'sub/loop/', reason: 'symbolic link to a folder that is already indexed' }]);
+      expect(corpus.skipped).toEqual([{ path: 'sub/loop/', reason: 'symbolic link to a folder that is already indexed' , operatorOnly: true }]);
     });
 
     it('records a broken link and a link that points to itself', async () => {
@@ -171,8 +171,8 @@ describe('loadCorpus', () => {
       await symlink(join(root, 'self.md'), join(root, 'self.md'));
       const corpus = await loadCorpus(root);
       expect(corpus.skipped).toEqual([
-        { path: 'broken.md', reason: 'broken symbolic link (its target does not exist)' },
-        { path: 'self.md', reason: 'symbolic link loop' },
+        { path: 'broken.md', reason: 'broken symbolic link (its target does not exist)' , operatorOnly: true },
+        { path: 'self.md', reason: 'symbolic link loop' , operatorOnly: true },
       ]);
     });
 
@@ -340,7 +340,7 @@ describe('loadCorpus', () => {
       const corpus = await loadCorpus(root);
       await chmod(join(root, 'locked'), 0o755);
       expect(corpus.skipped).toEqual([
-        { path: 'locked/', reason: 'folder could not be read (permission denied)' },
+        { path: 'locked/', reason: 'folder could not be read (permission denied)' , operatorOnly: true },
         { path: 'secret.md', reason: 'could not be read (permission denied)' },
       ]);
     });

@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { CorpusWarning, Document, SkippedFile } from './document.js';
@@ -25,10 +26,17 @@ export async function readDocument(candidate: FileCandidate, maxFileBytes: numbe
 
   let bytes: Buffer;
   try {
-    const handle = await open(candidate.absolutePath, 'r');
+    // The walk checked this path earlier; it may have been swapped since. O_NOFOLLOW refuses a final
+    // symbolic link, O_NONBLOCK keeps a FIFO from blocking the open (and a libuv thread) forever, and
+    // the handle's own stat must be the file the walk saw: a folder on the way swapped for a link
+    // out of the corpus leads to another inode.
+    const handle = await open(candidate.absolutePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
       const info = await handle.stat();
       if (!info.isFile()) return skip('not a regular file (device, socket or pipe)');
+      if (info.dev !== candidate.identity.dev || info.ino !== candidate.identity.ino) {
+        return skip('it was replaced by another file while loading');
+      }
       if (info.size > maxFileBytes) return skip(tooLarge(info.size, maxFileBytes));
       bytes = await handle.readFile();
     } finally {

@@ -1,4 +1,4 @@
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { extname, join, sep } from 'node:path';
 import { compareSources, type DocumentFormat, type SkippedFile } from './document.js';
@@ -8,6 +8,8 @@ import { formatOfExtension, listExtensions } from './formats.js';
 export interface FileCandidate {
   /** Where to read it (symbolic links already resolved). */
   absolutePath: string;
+  /** Device and inode of the file when the walk saw it; the read refuses a path that now names another. */
+  identity: { dev: number; ino: number };
   /** Path relative to the root, '/'-separated: the document's `source`. */
   source: string;
   format: DocumentFormat;
@@ -110,13 +112,29 @@ export async function walkCorpus(rootReal: string): Promise<WalkResult> {
       } else {
         const extension = extname(entry.name);
         const format = formatOfExtension(extension)?.format;
-        if (format) files.push({ absolutePath: target, source, format });
+        if (format) {
+          // The file's identity as walked, so the read can tell whether the path still names it.
+          let identity: { dev: number; ino: number };
+          try {
+            const info = await lstat(target);
+            if (!info.isFile()) {
+              skipped.push({ path: source, reason: 'not a regular file (device, socket or pipe)' });
+              continue;
+            }
+            identity = { dev: info.dev, ino: info.ino };
+          } catch (error) {
+            skipped.push({ path: source, reason: `could not be read (${describeError(error)})` });
+            continue;
+          }
+          files.push({ absolutePath: target, source, format, identity });
+        }
         else if (extension === '') skipped.push({ path: source, reason: `no file extension (indexed: ${INDEXED})` });
         else skipped.push({ path: source, reason: `unsupported file type ${extension} (indexed: ${INDEXED})` });
       }
     }
   }
-  return { files, skipped };
+  // Nothing the walk passes over was a document: see SkippedFile.operatorOnly.
+  return { files, skipped: skipped.map((entry) => ({ ...entry, operatorOnly: true })) };
 }
 
 function linkError(error: unknown): string {

@@ -133,6 +133,14 @@ export class IndexService {
       }
       if (result.writeError !== undefined) this.#logger.warn({ reason: result.writeError }, 'index snapshot not written; serving the build anyway');
       if (trigger === 'boot') for (const warning of meta.warnings) this.#logger.warn({ path: warning.path }, warning.message);
+      // Clients never see these names (list_documents leaves them out); the operator does.
+      const notDocuments = meta.skipped.filter((s) => s.operatorOnly);
+      if (trigger === 'boot' && notDocuments.length > 0) {
+        this.#logger.info(
+          { skipped: notDocuments.slice(0, 200).map((s) => `${s.path}: ${s.reason}`), count: notDocuments.length },
+          'entries in the corpus folder that are not documents',
+        );
+      }
       record = {
         trigger,
         outcome: 'ok',

@@ -407,7 +407,7 @@ export class SearchIndex {
 
   /** The chunk numbers `[from, to)` of documents whose source starts with `prefix`; sources are sorted, so they are contiguous. */
   chunkRange(rawPrefix: string): [number, number] {
-    const prefix = rawPrefix.replace(/^\.?\//, '');
+    const prefix = normalizePathPrefix(rawPrefix);
     if (prefix === '') return [0, this.#chunkStart.length];
     const sources = this.#sources;
     const first = lowerBound(sources, prefix);
@@ -503,4 +503,13 @@ function lowerBound(sorted: readonly string[], key: string): number {
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * A source path prefix as callers write it, in the form sources have: leading "./" and "/" removed
+ * ("./guides/" and "/guides/" → "guides/"). The one place a path_prefix is normalised, for search and
+ * listing alike.
+ */
+export function normalizePathPrefix(prefix: string): string {
+  return prefix.replace(/^(?:\.?\/)+/, '');
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { normalizePathPrefix } from '../../search/search-index.js';
 import { defineTool } from './define-tool.js';
 import type { DefinedTool } from './define-tool.js';
 import { cursorProblem, decodeCursor, encodeCursor } from './page-cursor.js';
@@ -65,9 +66,10 @@ export const createListDocuments = (limits: ToolLimits): DefinedTool =>
     output,
     run({ path_prefix, cursor, limit }, { index, skipped, generation }): ListDocumentsOutput {
       const all = index.listDocuments();
-      const matching = path_prefix ? all.filter((d) => d.source.startsWith(path_prefix)) : all;
+      const prefix = normalizePathPrefix(path_prefix ?? '');
+      const matching = prefix ? all.filter((d) => d.source.startsWith(prefix)) : all;
       // A cursor belongs to one path_prefix: positions in another listing mean other documents.
-      const scope = { index, generation, listing: `list_documents:${path_prefix ?? ''}` };
+      const scope = { index, generation, listing: `list_documents:${prefix}` };
       let start = 0;
       if (cursor !== undefined) {
         const check = decodeCursor(cursor, scope);
@@ -84,7 +86,10 @@ export const createListDocuments = (limits: ToolLimits): DefinedTool =>
       const next = start + page.length;
       return {
         documents: page.map((d) => ({ source: d.source, title: d.title, bytes: d.bytes, chunks: d.chunks })),
-        skipped: start === 0 ? skipped.slice(0, SKIPPED_SHOWN_MAX).map((s) => ({ path: s.path, reason: s.reason })) : [],
+        skipped:
+          start === 0
+            ? skipped.filter((s) => !s.operatorOnly).slice(0, SKIPPED_SHOWN_MAX).map((s) => ({ path: s.path, reason: s.reason }))
+            : [],
         total: matching.length,
         next_cursor: next < matching.length ? encodeCursor(next, scope) : null,
       };

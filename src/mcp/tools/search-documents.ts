@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { hybridSearch, SEARCH_MODES, type RankedHit, type SearchMode } from '../../search/hybrid-search.js';
+import { normalizePathPrefix } from '../../search/search-index.js';
 import { defineTool } from './define-tool.js';
 import type { DefinedTool, ToolContext } from './define-tool.js';
 import { DEFAULT_TOOL_LIMITS } from './tool-limits.js';
@@ -142,7 +143,7 @@ export const createSearchDocuments = (limits: ToolLimits, semantic = false): Def
       if (fallback !== undefined) notes.push(`These are keyword results: ${fallback}.`);
       if (results.length === 0) {
         const { index } = corpus;
-        if (path_prefix !== undefined && !index.listDocuments().some((d) => d.source.startsWith(path_prefix))) {
+        if (path_prefix !== undefined && !index.listDocuments().some((d) => d.source.startsWith(normalizePathPrefix(path_prefix)))) {
           notes.push(`No document's source starts with path_prefix "${path_prefix}". Call list_documents to see the sources, or search again without path_prefix.`);
         } else {
           notes.push(
