@@ -103,6 +103,20 @@ describe('limits', () => {
       expect(resources.nextCursor).toBeDefined();
       await client.close();
     });
+
+    it('caps resources/read at MAX_DOCUMENT_CHARS like get_document, saying how to read the rest', async () => {
+      const long = `# Long\n\n${'word '.repeat(2000)}`;
+      const server = await start({ files: { 'long.md': long, 'short.md': '# Short\n\nBrief.\n' }, toolLimits: { maxDocumentChars: 1000 } });
+      const { client } = await connectClient(server.mcpUrl);
+      const [content] = (await client.readResource({ uri: 'corpus:///long.md' })).contents as Array<{ text: string; _meta?: Record<string, unknown> }>;
+      expect(content!.text.startsWith(long.slice(0, 1000))).toBe(true);
+      expect(content!.text.length).toBeLessThan(1200);
+      expect(content!.text).toMatch(/\[truncated: this resource shows the first 1000 of 10008 characters; call get_document with source "long\.md" and offset 1000 for the rest\]$/);
+      expect(content!._meta).toEqual({ truncated: true, shownChars: 1000, totalChars: 10008 });
+      const [whole] = (await client.readResource({ uri: 'corpus:///short.md' })).contents as Array<{ text: string; _meta?: unknown }>;
+      expect(whole).toEqual({ uri: 'corpus:///short.md', mimeType: 'text/markdown', text: '# Short\n\nBrief.\n' });
+      await client.close();
+    });
   });
 
   describe('request body size', () => {

@@ -226,6 +226,6 @@ export function createMcpService(options: McpServiceOptions): McpService {
     listToolsResult,
     callTool,
     listResources: async (cursor: string | undefined) => listResources(await corpusForResources(), cursor, limits.maxPageSize),
-    readResource: async (uri: string) => readResource(await corpusForResources(), uri),
+    readResource: async (uri: string) => readResource(await corpusForResources(), uri, limits.maxDocumentChars),
   });
 }

@@ -8,6 +8,7 @@ import { formatInfo } from '../corpus/formats.js';
 import type { ServedCorpus } from './index-holder.js';
 import { McpRequestError } from './mcp-request-error.js';
 import { cursorProblem, decodeCursor, encodeCursor } from './tools/page-cursor.js';
+import { DEFAULT_TOOL_LIMITS } from './tools/tool-limits.js';
 
 export const RESOURCE_URI_PREFIX = 'corpus:///';
 export const RESOURCES_PAGE_SIZE = 100;
@@ -57,7 +58,12 @@ export function listResources({ index, generation }: ServedCorpus, cursor: strin
   };
 }
 
-export function readResource({ index }: ServedCorpus, uri: string): ReadResourceResult {
+/**
+ * A document as a resource. MCP's resources/read has no paging, so a document longer than
+ * `maxChars` (MAX_DOCUMENT_CHARS, the same bound as get_document's pages) is cut there, and the text
+ * ends with a line saying how to read the rest with get_document; `_meta` says so too.
+ */
+export function readResource({ index }: ServedCorpus, uri: string, maxChars = DEFAULT_TOOL_LIMITS.maxDocumentChars): ReadResourceResult {
   const source = sourceOfUri(uri);
   const document = source === undefined ? undefined : index.getDocument(source);
   if (!document) {
@@ -66,5 +72,11 @@ export function readResource({ index }: ServedCorpus, uri: string): ReadResource
     const what = source === undefined ? `not a ${RESOURCE_URI_PREFIX} URI` : `"${uri.slice(0, 200)}"`;
     throw new McpRequestError('resource_not_found', `Resource not found: ${what}; use a uri from resources/list (${RESOURCE_URI_PREFIX}<source>)`, { uri });
   }
-  return { contents: [{ uri: resourceUri(document.source), mimeType: mimeTypeOf(document.format), text: document.text }] };
+  const content = { uri: resourceUri(document.source), mimeType: mimeTypeOf(document.format) };
+  if (document.text.length <= maxChars) return { contents: [{ ...content, text: document.text }] };
+  const text =
+    document.text.slice(0, maxChars) +
+    `\n\n[truncated: this resource shows the first ${maxChars} of ${document.text.length} characters; ` +
+    `call get_document with source ${JSON.stringify(document.source)} and offset ${maxChars} for the rest]`;
+  return { contents: [{ ...content, text, _meta: { truncated: true, shownChars: maxChars, totalChars: document.text.length } }] };
 }
