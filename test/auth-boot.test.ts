@@ -151,6 +151,7 @@ describe('src/main.ts secure default', () => {
     await writeFile(join(corpus, 'secret.env'), 'TOKEN=x\n');
     const run = startMain({ CORPUS_DIR: corpus });
     expect(await outcome(run)).toHaveProperty('port');
+    for (let i = 0; i < 200 && !run.stdout().includes('"msg":"index built; ready"'); i++) await new Promise((r) => setTimeout(r, 50));
     const line = run.stdout().split('\n').find((l) => l.includes('not documents'));
     expect(line).toBeDefined();
     expect(JSON.parse(line!).skipped).toEqual(expect.arrayContaining([expect.stringMatching(/^\.env: hidden file/), expect.stringMatching(/^\.git\/: hidden folder/), expect.stringMatching(/^secret\.env: unsupported file type/)]));
