@@ -109,11 +109,41 @@ describe('requestId', () => {
     expect(done!.duration_ms).toEqual(expect.any(Number));
   });
 
-  it('honours a sane incoming x-request-id', async () => {
+  it('honours a sane incoming x-request-id and marks it as the client\'s', async () => {
     const { app, out } = build();
     const res = await app.request('/private/work/4', { headers: { 'x-request-id': 'upstream-7f3a' } });
     expect(res.headers.get('x-request-id')).toBe('upstream-7f3a');
     for (const line of out.lines()) expect(line.request_id).toBe('upstream-7f3a');
+    expect(out.lines().find((l) => l.msg === 'request completed')).toMatchObject({ request_id_from_client: true });
+    await app.request('/private/work/4');
+    expect(out.lines().filter((l) => l.msg === 'request completed').at(-1)).not.toHaveProperty('request_id_from_client');
+  });
+
+  it('cuts a long path to 200 characters in the completion line', async () => {
+    const { app, out } = build();
+    await app.request(`/nowhere/${'a'.repeat(5000)}`);
+    const done = out.lines().find((l) => l.msg === 'request completed')!;
+    expect((done.path as string).length).toBe(201);
+    expect(done.path).toMatch(/^\/nowhere\/a+…$/);
+  });
+
+  it('logs a client\'s session id only when well-formed and not refused by authentication or the Host check', async () => {
+    const out = capture();
+    const logger = createLogger({ destination: out.destination, level: 'debug' });
+    const app = new Hono();
+    app.use('*', requestId({ logger }));
+    app.all('/refused', (c) => c.json({}, 401));
+    app.all('/forbidden', (c) => c.json({}, 403));
+    app.all('/ok', (c) => c.json({}));
+    const sessionOf = async (path: string, id: string) => {
+      await app.request(path, { headers: { 'mcp-session-id': id } });
+      return out.lines().filter((l) => l.msg === 'request completed').at(-1)!.session_id;
+    };
+    expect(await sessionOf('/ok', 'abc-123')).toBe(sessionLogId('abc-123'));
+    expect(await sessionOf('/refused', 'abc-123')).toBeUndefined();
+    expect(await sessionOf('/forbidden', 'abc-123')).toBeUndefined();
+    expect(await sessionOf('/ok', 'x'.repeat(16_000))).toBeUndefined();
+    expect(await sessionOf('/ok', 'has space')).toBeUndefined();
   });
 
   it.each([

@@ -47,6 +47,11 @@ export function requestScopedLogger(fallback: Logger): Logger {
   };
 }
 
+/** Paths longer than this are cut in the request log. */
+const MAX_LOGGED_PATH = 200;
+// MCP 2025-11-25 transports: a session id is visible ASCII (0x21–0x7E); ours are far below 1024 characters.
+const SESSION_ID_SHAPE = /^[\x21-\x7e]{1,1024}$/;
+
 /** Upper bound on an accepted incoming id; longer ones are replaced, not truncated. */
 export const MAX_REQUEST_ID_LENGTH = 128;
 const SANE_ID = /^[A-Za-z0-9._:@/+=-]+$/;
@@ -80,7 +85,8 @@ export function requestId(options: RequestIdOptions): MiddlewareHandler<{ Variab
 
   return async function requestIdMiddleware(c, next) {
     const incoming = c.req.header(headerName);
-    const id = isSaneRequestId(incoming) ? incoming : generate();
+    const fromClient = isSaneRequestId(incoming);
+    const id = fromClient ? incoming : generate();
     const inboundSession = c.req.header('mcp-session-id');
     const context: RequestContext = { requestId: id, logger: logger.child({ request_id: id }) };
     c.set('requestId', id);
@@ -98,12 +104,21 @@ export function requestId(options: RequestIdOptions): MiddlewareHandler<{ Variab
         const principal = principalOf?.(c);
         const fields: Record<string, unknown> = {
           method: c.req.method,
-          path: c.req.path,
+          // Anyone may send any path: logged bounded, the route pattern says what it matched.
+          path: c.req.path.length > MAX_LOGGED_PATH ? `${c.req.path.slice(0, MAX_LOGGED_PATH)}…` : c.req.path,
           route: routePath(c),
           status,
           duration_ms: Math.round((performance.now() - start) * 100) / 100,
         };
-        if (sessionId) fields.session_id = sessionLogId(sessionId);
+        // A session id the client sent is logged only when it has the shape of one (MCP: visible
+        // ASCII) and the request got past authentication and the Host check: an anonymous caller
+        // must not be able to fill the log with ids of its choosing.
+        const refused = status === 401 || status === 403;
+        if (sessionId && (sessionId !== inboundSession || (!refused && SESSION_ID_SHAPE.test(sessionId)))) {
+          fields.session_id = sessionLogId(sessionId);
+        }
+        // An id the client chose: useful to correlate, but not to be trusted as unique.
+        if (fromClient) fields.request_id_from_client = true;
         if (principal) fields.principal = principal;
         const era = eraOf?.(c);
         if (era) fields.era = era;
