@@ -319,6 +319,26 @@ describe('limits', () => {
       expect(answer === '' || answer.startsWith('HTTP/1.1 408')).toBe(true);
     });
 
+    it('gives headers 10 s by default, less than the whole request, and cuts slow headers at that bound', async () => {
+      expect(httpServerOptions()).toMatchObject({ headersTimeout: 10_000, requestTimeout: 30_000 });
+      expect(httpServerOptions({ requestTimeoutMs: 5000 })).toMatchObject({ headersTimeout: 5000 });
+      // Headers bounded at 1 s while a whole request may take 20 s: the trickle is cut long before 20 s.
+      const server = await start({ serverOptions: httpServerOptions({ requestTimeoutMs: 20_000, headersTimeoutMs: 1000 }) });
+      const socket = connect(server.port, '127.0.0.1');
+      let closed = false;
+      socket.on('close', () => (closed = true));
+      socket.on('error', () => {});
+      socket.resume();
+      socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nX-Slow: `);
+      const drip = setInterval(() => socket.write('a'), 200);
+      try {
+        await eventually(async () => closed, 10_000);
+      } finally {
+        clearInterval(drip);
+        socket.destroy();
+      }
+    });
+
     it('closes a connection whose body never finishes arriving', async () => {
       const server = await start({ serverOptions: httpServerOptions({ requestTimeoutMs: 1000 }) });
       const socket = connect(server.port, '127.0.0.1');

@@ -8,6 +8,12 @@ import type { ServerOptions } from 'node:http';
 export interface HttpServerLimits {
   /** Longest time to receive a whole request, headers and body, in milliseconds, ≥ 1000. Default 30000. */
   requestTimeoutMs?: number;
+  /**
+   * Longest time to receive the request line and headers, in milliseconds, ≥ 1000; at most
+   * requestTimeoutMs (Node requires it). Default 10000: real clients send headers in one go, so a
+   * slow trickle of headers is a client holding a socket for nothing.
+   */
+  headersTimeoutMs?: number;
   /** Idle time after which a keep-alive connection between requests is closed, in milliseconds. Default 5000. */
   keepAliveTimeoutMs?: number;
   /** Idle time before the first TCP keep-alive probe on a connection, in milliseconds. Default 30000. */
@@ -17,16 +23,19 @@ export interface HttpServerLimits {
 /** Options for `http.createServer` (or @hono/node-server's `serverOptions`). */
 export function httpServerOptions(limits: HttpServerLimits = {}): ServerOptions {
   const { requestTimeoutMs = 30_000, keepAliveTimeoutMs = 5_000, tcpKeepAliveDelayMs = 30_000 } = limits;
+  const headersTimeoutMs = Math.min(limits.headersTimeoutMs ?? 10_000, requestTimeoutMs);
   if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 1000) {
     throw new RangeError(`httpServerOptions: requestTimeoutMs must be a whole number ≥ 1000, got ${requestTimeoutMs}`);
+  }
+  if (!Number.isInteger(headersTimeoutMs) || headersTimeoutMs < 1000) {
+    throw new RangeError(`httpServerOptions: headersTimeoutMs must be a whole number ≥ 1000, got ${headersTimeoutMs}`);
   }
   if (!Number.isInteger(keepAliveTimeoutMs) || keepAliveTimeoutMs < 1) {
     throw new RangeError(`httpServerOptions: keepAliveTimeoutMs must be a whole number ≥ 1, got ${keepAliveTimeoutMs}`);
   }
   return {
     requestTimeout: requestTimeoutMs,
-    // Node requires headersTimeout ≤ requestTimeout; headers get the same bound as the whole request.
-    headersTimeout: requestTimeoutMs,
+    headersTimeout: headersTimeoutMs,
     // Node checks those timeouts on this interval (30 s by default, which would let a slow client
     // hold a socket up to 30 s past its deadline).
     connectionsCheckingInterval: Math.min(1000, requestTimeoutMs),
