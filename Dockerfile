@@ -3,6 +3,16 @@
 #   docker build -t corpus-mcp .
 #   docker run -p 8080:8080 -e AUTH_TOKENS=<token> -e PUBLIC_URL=https://docs.example.com corpus-mcp
 #
+# Run it locked down: the server writes nothing but its logs (stdout), needs no capabilities and no
+# privilege change:
+#   docker run --read-only --cap-drop ALL --security-opt no-new-privileges --tmpfs /tmp ... corpus-mcp
+# (give INDEX_FILE or a sign-in store a mounted volume if you use them).
+#
+# Base image: Node 24, the active LTS (Node 20 reached end of life in April 2026). It is named by tag,
+# not digest: a digest could not be verified where this file is maintained (no registry access), and
+# an unverified one is worse than none. Pin it in your build pipeline, where you can check it:
+#   docker buildx imagetools inspect node:24-bookworm-slim   →   FROM node:24-bookworm-slim@sha256:<digest>
+#
 # The server binds HOST=0.0.0.0 here, and a server reachable beyond loopback refuses to start without
 # auth: set AUTH_TOKENS (or AUTH_TOKENS_FILE, or OAUTH_ISSUER and friends), or set
 # ALLOW_UNAUTHENTICATED=true for a deliberately public documentation server.
@@ -15,7 +25,7 @@
 #   ENV CORPUS_DIR=/srv/docs
 
 # ---- build: compile TypeScript with the dev dependencies ----
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 (the sign-in store) is a native addon: npm fetches a prebuilt binary or compiles it.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
@@ -30,7 +40,7 @@ COPY corpus ./corpus
 RUN node dist/src/index-cli.js --out /app/index.snapshot
 
 # ---- runtime: production dependencies and the compiled output only ----
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./

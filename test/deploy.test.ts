@@ -42,6 +42,16 @@ describe('Dockerfile', () => {
     expect(runArgs(runtime).some((r) => /npm (i|install)\b/.test(r))).toBe(false);
   });
 
+  it('builds and runs on Node 24, a supported LTS, in every stage', () => {
+    for (const stage of dockerfile.stages) expect(stage.image).toMatch(/^node:24-bookworm-slim(@sha256:[0-9a-f]{64})?$/);
+  });
+
+  it('documents how to run it locked down: read-only, no capabilities, no privilege change', () => {
+    for (const text of [read('Dockerfile'), read('README.md')]) {
+      expect(text).toContain('--read-only --cap-drop ALL --security-opt no-new-privileges');
+    }
+  });
+
   it('runs as the unprivileged node user', () => {
     const user = instructions(runtime, 'USER').at(-1);
     expect(user?.args).toBe('node');
