@@ -3,10 +3,9 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { staticTokenProblems } from './auth/static-tokens.js';
+import { DEFAULT_SEARCH_OPTIONS, overlapTooLong, SEARCH_OPTION_RANGES } from './search/search-options.js';
 import { MIN_SESSION_SECRET_CHARS } from './http/session-token.js';
 
-/** The search engine's default chunk length, needed to check CHUNK_OVERLAP_WORDS when only it is set. */
-const DEFAULT_CHUNK_WORDS = 180;
 
 const DEFAULT_CORPUS_DIR = './corpus';
 
@@ -269,10 +268,11 @@ const envSchema = z.object({
   MAX_SESSIONS: integer(1, 1_000_000),
   SESSION_IDLE_TTL: integer(1, 7 * 24 * 3600),
   MAX_SESSIONS_PER_PRINCIPAL: integer(1, 1_000_000),
-  CHUNK_WORDS: integer(20, 5000),
-  CHUNK_OVERLAP_WORDS: integer(0, 2500),
-  BM25_K1: decimal(0, 10),
-  BM25_B: decimal(0, 1),
+  // The search engine's own ranges, so a value the environment accepts is one the engine accepts.
+  CHUNK_WORDS: integer(SEARCH_OPTION_RANGES.chunkWords.min, SEARCH_OPTION_RANGES.chunkWords.max),
+  CHUNK_OVERLAP_WORDS: integer(SEARCH_OPTION_RANGES.overlapWords.min, SEARCH_OPTION_RANGES.overlapWords.max),
+  BM25_K1: decimal(SEARCH_OPTION_RANGES.k1.min, SEARCH_OPTION_RANGES.k1.max),
+  BM25_B: decimal(SEARCH_OPTION_RANGES.b.min, SEARCH_OPTION_RANGES.b.max),
   LOG_LEVEL: z.preprocess(
     (v) => (typeof blankToUndefined(v) === 'string' ? String(v).toLowerCase() : undefined),
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).optional(),
@@ -587,8 +587,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   }
   const e = parsed.data;
   const problems: string[] = [...authProblems, ...secretProblems(env), ...semanticProblems(env, e)];
-  const chunkWords = e.CHUNK_WORDS ?? DEFAULT_CHUNK_WORDS;
-  if (e.CHUNK_OVERLAP_WORDS !== undefined && e.CHUNK_OVERLAP_WORDS * 2 > chunkWords) {
+  const chunkWords = e.CHUNK_WORDS ?? DEFAULT_SEARCH_OPTIONS.chunkWords;
+  if (e.CHUNK_OVERLAP_WORDS !== undefined && overlapTooLong(chunkWords, e.CHUNK_OVERLAP_WORDS)) {
     problems.push(
       `CHUNK_OVERLAP_WORDS=${JSON.stringify(env.CHUNK_OVERLAP_WORDS)}: must be at most half of CHUNK_WORDS (${chunkWords})`,
     );

@@ -1,7 +1,7 @@
 import { AuthError } from './auth-error.js';
 
 // RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
-const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+export const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 /**
  * Extracts the bearer token from an Authorization header value.

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
+import type * as NodeCrypto from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { createStaticTokens, principalIdForToken, StaticTokenConfigError } from './static-tokens.js';
 
 // Counts the constant-time comparisons the matcher makes, to check it never exits early.
 const comparisons = vi.hoisted(() => ({ count: 0 }));
 vi.mock('node:crypto', async (importOriginal) => {
-  const crypto = await importOriginal<typeof import('node:crypto')>();
+  const crypto = await importOriginal<typeof NodeCrypto>();
   return {
     ...crypto,
     timingSafeEqual: (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { B64TOKEN } from './bearer-header.js';
 import type { Principal } from './principal.js';
 
 /**
@@ -7,8 +8,6 @@ import type { Principal } from './principal.js';
  */
 export const MIN_STATIC_TOKEN_LENGTH = 32;
 
-// RFC 6750 §2.1 b64token: anything else could never arrive in an Authorization header.
-const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 export class StaticTokenConfigError extends Error {
   override readonly name = 'StaticTokenConfigError';
@@ -53,6 +52,7 @@ export function staticTokenProblems(
         `${name(index)} is ${token.length} characters; use at least ${minLength} random characters (e.g. \`openssl rand -hex 32\`)`,
       );
     } else if (!B64TOKEN.test(token)) {
+      // A token that is not a b64token could never arrive in an Authorization header.
       problems.push(
         `${name(index)} contains characters a bearer token cannot carry; use only letters, digits and - . _ ~ + / (e.g. \`openssl rand -hex 32\`)`,
       );

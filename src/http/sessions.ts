@@ -6,6 +6,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { sessionLogId, silentLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
+import type { SessionEndReason } from './metrics.js';
 
 export interface Session {
   id: string;
@@ -22,7 +23,6 @@ export interface Session {
  * Why a session ended. `evicted`: pushed out by MAX_SESSIONS; `expired`: idle past SESSION_IDLE_TTL;
  * `deleted`: the client sent DELETE or the transport closed; `shutdown`: the registry was closed.
  */
-export type SessionEndReason = 'evicted' | 'expired' | 'deleted' | 'shutdown';
 
 export type SessionEvent = { type: 'created'; session: Session } | { type: SessionEndReason; session: Session };
 

@@ -52,7 +52,8 @@ interface Range {
   integer: boolean;
 }
 
-const RANGES: Record<keyof SearchIndexOptions, Range> = {
+/** Each option's valid range; config.ts checks the environment against the same table. */
+export const SEARCH_OPTION_RANGES: Readonly<Record<keyof SearchIndexOptions, Range>> = {
   chunkWords: { min: 20, max: 5000, integer: true },
   overlapWords: { min: 0, max: 2500, integer: true },
   k1: { min: 0, max: 10, integer: false },
@@ -68,26 +69,31 @@ const RANGES: Record<keyof SearchIndexOptions, Range> = {
 /** Fills in defaults and rejects any value out of range with a `SearchError` naming it. */
 export function resolveSearchOptions(options: SearchIndexOptions = {}): ResolvedSearchOptions {
   for (const key of Object.keys(options)) {
-    if (!(key in RANGES)) {
-      throw new SearchError('invalid_option', `unknown search option "${key}": expected one of ${Object.keys(RANGES).join(', ')}`);
+    if (!(key in SEARCH_OPTION_RANGES)) {
+      throw new SearchError('invalid_option', `unknown search option "${key}": expected one of ${Object.keys(SEARCH_OPTION_RANGES).join(', ')}`);
     }
   }
   const resolved = { ...DEFAULT_SEARCH_OPTIONS };
-  for (const key of Object.keys(RANGES) as Array<keyof SearchIndexOptions>) {
+  for (const key of Object.keys(SEARCH_OPTION_RANGES) as Array<keyof SearchIndexOptions>) {
     const value = options[key];
     if (value === undefined) continue;
-    const range = RANGES[key];
+    const range = SEARCH_OPTION_RANGES[key];
     const kind = range.integer ? 'an integer' : 'a number';
     if (typeof value !== 'number' || !Number.isFinite(value) || value < range.min || value > range.max || (range.integer && !Number.isInteger(value))) {
       throw new SearchError('invalid_option', `search option ${key}=${String(value)} is invalid: expected ${kind} from ${range.min} to ${range.max}`);
     }
     resolved[key] = value;
   }
-  if (resolved.overlapWords * 2 > resolved.chunkWords) {
+  if (overlapTooLong(resolved.chunkWords, resolved.overlapWords)) {
     throw new SearchError(
       'invalid_option',
       `search option overlapWords=${resolved.overlapWords} is invalid: it must be at most half of chunkWords (${resolved.chunkWords})`,
     );
   }
   return Object.freeze(resolved);
+}
+
+/** The overlap rule: consecutive windows share at most half of a chunk. */
+export function overlapTooLong(chunkWords: number, overlapWords: number): boolean {
+  return overlapWords * 2 > chunkWords;
 }
