@@ -11,7 +11,7 @@ const DEFAULT_CORPUS_DIR = './corpus';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/** Typed, validated settings. Units are in the names; defaults are in `describeConfig` below. */
+/** Typed, validated settings. Units are in the names; each field's comment gives its variable, range and default. */
 export interface Config {
   /** Folder of documents to serve (resolved by the caller against the working directory). */
   corpusDir: string;
@@ -51,9 +51,10 @@ export interface Config {
   /** MAX_BODY_BYTES: largest request body on /mcp, 1024–67108864 bytes; larger ones get 413. Default 1048576 (1 MiB). */
   maxBodyBytes: number;
   /**
-   * REQUEST_TIMEOUT_MS: 1000–600000. Bounds receiving a whole request (headers and body; slower clients
-   * get 408 and are disconnected) and how long a tool call waits for the index before it is answered
-   * with an error. Default 30000.
+   * REQUEST_TIMEOUT_MS: 1000–600000. One value for two bounds, both "how long one request may take":
+   * receiving a whole request (headers and body; slower clients get 408 and are disconnected; see
+   * http/server-options.ts, where headers alone get at most 10 s) and how long a tool call waits for
+   * the index before it is answered with an error (createApp's `indexWaitMs`). Default 30000.
    */
   requestTimeoutMs: number;
   /** MAX_CONCURRENT_PER_SESSION: requests one session may have in progress (a batch counts as its members), 1–1000; more get 429. Default 16. */

@@ -62,7 +62,7 @@ describe('requestId', () => {
     const out = capture();
     const logger = createLogger({ destination: out.destination, level: 'debug' });
     const app = new Hono<{ Variables: { requestId: string; principal?: string } }>();
-    app.use('*', requestId({ logger, principalOf: (c) => c.get('principal') }));
+    app.use('*', requestId({ logger }));
     app.use('/private/*', async (c, next) => {
       // stands in for the auth middleware: it knows the principal, never echoes the token
       c.set('principal', 'token:ab12');

@@ -195,7 +195,7 @@ describe('limits', () => {
 
   describe('request timeout', () => {
     it('answers a tool call that cannot be served in time with a tool error saying to retry, while ping still answers', async () => {
-      const server = await start({ buildIndex: false, requestTimeoutMs: 300 });
+      const server = await start({ buildIndex: false, indexWaitMs: 300 });
       const { client } = await connectClient(server.mcpUrl);
       const result = await client.callTool({ name: 'search_documents', arguments: { query: 'sessions' } });
       expect(result.isError).toBe(true);
@@ -300,22 +300,28 @@ describe('limits', () => {
   });
 
   describe('slow and vanished clients (socket timeouts)', () => {
-    it('closes a connection that sends its headers too slowly (slowloris)', async () => {
-      const server = await start({ serverOptions: httpServerOptions({ requestTimeoutMs: 1000 }) });
-      const socket = connect(server.port, '127.0.0.1');
+    /** Sends a request line and then one header character every 200 ms; resolves with what came back once the server closes. */
+    async function trickleHeaders(port: number, timeoutMs: number): Promise<string> {
+      const socket = connect(port, '127.0.0.1');
       let closed = false;
       let answer = '';
       socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
       socket.on('close', () => (closed = true));
       socket.on('error', () => {});
-      socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nX-Slow: `);
+      socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Slow: `);
       const drip = setInterval(() => socket.write('a'), 200);
       try {
-        await eventually(async () => closed, 15_000);
+        await eventually(async () => closed, timeoutMs);
       } finally {
         clearInterval(drip);
         socket.destroy();
       }
+      return answer;
+    }
+
+    it('closes a connection that sends its headers too slowly (slowloris)', async () => {
+      const server = await start({ serverOptions: httpServerOptions({ requestTimeoutMs: 1000 }) });
+      const answer = await trickleHeaders(server.port, 15_000);
       expect(answer === '' || answer.startsWith('HTTP/1.1 408')).toBe(true);
     });
 
@@ -324,19 +330,8 @@ describe('limits', () => {
       expect(httpServerOptions({ requestTimeoutMs: 5000 })).toMatchObject({ headersTimeout: 5000 });
       // Headers bounded at 1 s while a whole request may take 20 s: the trickle is cut long before 20 s.
       const server = await start({ serverOptions: httpServerOptions({ requestTimeoutMs: 20_000, headersTimeoutMs: 1000 }) });
-      const socket = connect(server.port, '127.0.0.1');
-      let closed = false;
-      socket.on('close', () => (closed = true));
-      socket.on('error', () => {});
-      socket.resume();
-      socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nX-Slow: `);
-      const drip = setInterval(() => socket.write('a'), 200);
-      try {
-        await eventually(async () => closed, 10_000);
-      } finally {
-        clearInterval(drip);
-        socket.destroy();
-      }
+      const answer = await trickleHeaders(server.port, 10_000);
+      expect(answer === '' || answer.startsWith('HTTP/1.1 408')).toBe(true);
     });
 
     it('closes a connection whose body never finishes arriving', async () => {

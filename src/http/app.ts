@@ -65,12 +65,10 @@ export interface AppOptions {
    * progress, ≥ 1 (a batch counts as its members); more get 429. Default 16.
    */
   maxConcurrentPerSession?: number;
-  /** Longest a tool call waits for the index before it is answered with an error, in milliseconds. Default 30000. */
-  requestTimeoutMs?: number;
+  /** Longest a tool call waits for the index before it is answered with an error, in milliseconds. Default 30000 (main passes REQUEST_TIMEOUT_MS). */
+  indexWaitMs?: number;
   /** Bounds on what one tool call may ask for (query length, top_k, max_chars, page size). Default DEFAULT_TOOL_LIMITS. */
   toolLimits?: Partial<ToolLimits>;
-  /** Host names allowed besides loopback and the PUBLIC_URL host. Default none. */
-  extraAllowedHosts?: readonly string[];
   /** Reported in the MCP initialize and server/discover results. Default { name: 'corpus-mcp', version: '0.0.0' }. */
   serverInfo?: { name: string; version: string };
   logger?: Logger;
@@ -121,9 +119,8 @@ export function createApp(options: AppOptions): CorpusApp {
     maxSessionsPerPrincipal,
     maxBodyBytes = 1_048_576,
     maxConcurrentPerSession,
-    requestTimeoutMs,
+    indexWaitMs,
     toolLimits,
-    extraAllowedHosts = [],
     serverInfo,
     logger = silentLogger,
     logQueries = false,
@@ -153,7 +150,7 @@ export function createApp(options: AppOptions): CorpusApp {
     logger,
     onEvent: onSessionEvent,
   });
-  const service = createMcpService({ index, serverInfo, logger, logQueries, onToolCall, requestTimeoutMs, toolLimits, semantic });
+  const service = createMcpService({ index, serverInfo, logger, logQueries, onToolCall, indexWaitMs, toolLimits, semantic });
   const createServer = createLegacyServerFactory(service);
   // A reloaded index may list other documents: tell every session. The SDK sends it on the session's
   // GET stream; a session without one has nowhere to receive it and misses nothing it asked for.
@@ -187,7 +184,7 @@ export function createApp(options: AppOptions): CorpusApp {
   app.route('/', healthRoutes({ index, notReadyReason, semantic, indexStatus }));
   if (routes) app.route('/', routes);
 
-  app.use('/mcp', hostCheck({ publicUrl, extraHosts: extraAllowedHosts }));
+  app.use('/mcp', hostCheck({ publicUrl }));
   for (const m of beforeMcp) app.use('/mcp', m);
   if (authenticate) app.use('/mcp', authenticate);
   // After authentication, so an anonymous caller cannot make the server buffer a body at all. The

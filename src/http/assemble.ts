@@ -128,7 +128,8 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     sessionIdleTtlMs: config.sessionIdleTtlSeconds * 1000,
     maxSessionsPerPrincipal: config.maxSessionsPerPrincipal,
     maxBodyBytes: config.maxBodyBytes,
-    requestTimeoutMs: config.requestTimeoutMs,
+    // One setting, two bounds: the socket's request timeout (server-options.ts, in main) and this.
+    indexWaitMs: config.requestTimeoutMs,
     maxConcurrentPerSession: config.maxConcurrentPerSession,
     toolLimits: config.toolLimits,
     serverInfo: { name: 'corpus-mcp', version },

@@ -218,7 +218,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   const indexTerms = new Gauge({ name: 'corpus_mcp_index_terms', help: 'Distinct terms in the index.', registers });
   const indexBuild = new Gauge({
     name: 'corpus_mcp_index_build_seconds',
-    help: 'Seconds taken to load the corpus and build the index.',
+    help: 'Seconds taken to build the search index from the loaded documents (reading the corpus not included).',
     registers,
   });
   const indexReady = new Gauge({ name: 'corpus_mcp_index_ready', help: '1 once the index is built, else 0.', registers });

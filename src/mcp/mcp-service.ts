@@ -61,7 +61,7 @@ export interface McpServiceOptions {
    * Longest a request waits for the index to be built, in milliseconds, ≥ 1; past it the call is
    * answered with an error instead of hanging. Default 30000.
    */
-  requestTimeoutMs?: number;
+  indexWaitMs?: number;
   /** Bounds on what one tool call may ask for (query length, top_k, max_chars, page size). Default DEFAULT_TOOL_LIMITS. */
   toolLimits?: Partial<ToolLimits>;
   /** Embeddings and rerank endpoints; without it search is by keywords only. */
@@ -109,12 +109,12 @@ export function createMcpService(options: McpServiceOptions): McpService {
     logger = silentLogger,
     logQueries = false,
     onToolCall,
-    requestTimeoutMs = 30_000,
+    indexWaitMs = 30_000,
     toolLimits,
     semantic,
   } = options;
-  if (!Number.isFinite(requestTimeoutMs) || requestTimeoutMs < 1) {
-    throw new RangeError(`createMcpService: requestTimeoutMs must be ≥ 1, got ${requestTimeoutMs}`);
+  if (!Number.isFinite(indexWaitMs) || indexWaitMs < 1) {
+    throw new RangeError(`createMcpService: indexWaitMs must be ≥ 1, got ${indexWaitMs}`);
   }
   const limits = resolveToolLimits(toolLimits);
   const semanticSearch = semantic?.enabled ?? false;
@@ -130,7 +130,7 @@ export function createMcpService(options: McpServiceOptions): McpService {
     if (current) return current;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new IndexNotReadyError(requestTimeoutMs)), requestTimeoutMs);
+      timer = setTimeout(() => reject(new IndexNotReadyError(indexWaitMs)), indexWaitMs);
     });
     try {
       return await Promise.race([holder.wait(), timeout]);

@@ -17,7 +17,7 @@ export interface SearchHit {
   title: string;
   /** Heading path joined with ' › ', e.g. 'Deploy › Fly.io'; '' when the chunk is under no heading. */
   heading: string;
-  /** BM25F score with feedback (see bm25.ts and query-scorer.ts); higher is better. */
+  /** BM25F score (see bm25.ts and query-scorer.ts; pseudo-relevance feedback is off unless feedbackWeight > 0); higher is better. */
   score: number;
   /**
    * At most ~300 characters of the chunk around its densest cluster of query terms. Computed on

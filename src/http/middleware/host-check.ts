@@ -9,8 +9,6 @@ import { jsonRpcErrorBody, SERVER_ERROR } from '../json-rpc-error.js';
 export interface HostCheckOptions {
   /** The public origin, e.g. "https://docs.example.com"; its host name is allowed. */
   publicUrl: string;
-  /** Further host names to allow (without port), e.g. an internal load-balancer name. */
-  extraHosts?: readonly string[];
 }
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
@@ -33,14 +31,14 @@ function originHostNameOf(origin: string): string | undefined {
   return authority === undefined ? undefined : hostNameOf(authority);
 }
 
-export function hostCheck({ publicUrl, extraHosts = [] }: HostCheckOptions): MiddlewareHandler {
+export function hostCheck({ publicUrl }: HostCheckOptions): MiddlewareHandler {
   let publicHost: string;
   try {
     publicHost = new URL(publicUrl).hostname.toLowerCase();
   } catch {
     throw new TypeError(`hostCheck: publicUrl must be an absolute URL, got ${JSON.stringify(publicUrl)}`);
   }
-  const allowed = new Set([...LOOPBACK, publicHost, ...extraHosts.map((h) => h.toLowerCase())]);
+  const allowed = new Set([...LOOPBACK, publicHost]);
 
   return async function hostCheckMiddleware(c, next) {
     const host = c.req.header('host');

@@ -72,14 +72,12 @@ export interface RequestIdOptions {
    * info, so a health check every few seconds does not drown the log. Default /healthz, /readyz, /metrics.
    */
   quietPaths?: readonly string[];
-  /** Principal id of an authenticated request, if auth stored one. Default: none. */
-  principalOf?: (c: Parameters<MiddlewareHandler>[0]) => string | undefined;
   /** The MCP protocol era the request was routed to, if it reached the MCP route. Default: none. */
   eraOf?: (c: Parameters<MiddlewareHandler>[0]) => string | undefined;
 }
 
 export function requestId(options: RequestIdOptions): MiddlewareHandler<{ Variables: RequestIdVariables }> {
-  const { logger, headerName = 'x-request-id', generate = randomUUID, principalOf, eraOf } = options;
+  const { logger, headerName = 'x-request-id', generate = randomUUID, eraOf } = options;
   const quiet = new Set(options.quietPaths ?? ['/healthz', '/readyz', '/metrics']);
   if (!headerName) throw new TypeError('requestId: headerName must be a non-empty header name');
 
@@ -101,7 +99,6 @@ export function requestId(options: RequestIdOptions): MiddlewareHandler<{ Variab
         // touching c.res would make Hono rebuild the response and write it a second time.
         if (!c.res.headers.has('x-hono-already-sent')) c.header(headerName, id);
         const sessionId = inboundSession ?? c.res.headers.get('mcp-session-id') ?? undefined;
-        const principal = principalOf?.(c);
         const fields: Record<string, unknown> = {
           method: c.req.method,
           // Anyone may send any path: logged bounded, the route pattern says what it matched.
@@ -119,7 +116,6 @@ export function requestId(options: RequestIdOptions): MiddlewareHandler<{ Variab
         }
         // An id the client chose: useful to correlate, but not to be trusted as unique.
         if (fromClient) fields.request_id_from_client = true;
-        if (principal) fields.principal = principal;
         const era = eraOf?.(c);
         if (era) fields.era = era;
         // A probe answering 503 is expected while starting or draining: worth a warning, not an error.

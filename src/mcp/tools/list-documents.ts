@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { normalizePathPrefix } from '../../search/search-index.js';
 import { defineTool } from './define-tool.js';
 import type { DefinedTool } from './define-tool.js';
 import { cursorProblem, decodeCursor, encodeCursor } from './page-cursor.js';
+import { pathPrefixOf, pathPrefixSchema } from './path-prefix.js';
 import { DEFAULT_TOOL_LIMITS } from './tool-limits.js';
 import type { ToolLimits } from './tool-limits.js';
 import { ToolError } from './tool-error.js';
@@ -15,11 +15,7 @@ export const SKIPPED_SHOWN_MAX = 50;
 const inputSchema = ({ maxPageSize }: ToolLimits) => {
   const defaultLimit = Math.min(LIST_LIMIT_DEFAULT, maxPageSize);
   return z.strictObject({
-    path_prefix: z
-      .string({ error: 'must be a string such as "guides/"' })
-      .max(1000, { error: 'must be at most 1000 characters' })
-      .optional()
-      .describe('Only list documents whose source starts with this, e.g. "guides/". Omit to list everything.'),
+    path_prefix: pathPrefixSchema('list'),
     cursor: z
       .string({ error: 'must be the next_cursor string from a previous list_documents call' })
       .optional()
@@ -66,7 +62,7 @@ export const createListDocuments = (limits: ToolLimits): DefinedTool =>
     output,
     run({ path_prefix, cursor, limit }, { index, skipped, generation }): ListDocumentsOutput {
       const all = index.listDocuments();
-      const prefix = normalizePathPrefix(path_prefix ?? '');
+      const prefix = pathPrefixOf(path_prefix);
       const matching = prefix ? all.filter((d) => d.source.startsWith(prefix)) : all;
       // A cursor belongs to one path_prefix: positions in another listing mean other documents.
       const scope = { index, generation, listing: `list_documents:${prefix}` };

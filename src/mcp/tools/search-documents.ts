@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { hybridSearch, SEARCH_MODES, type RankedHit, type SearchMode } from '../../search/hybrid-search.js';
-import { normalizePathPrefix } from '../../search/search-index.js';
 import { defineTool } from './define-tool.js';
+import { pathPrefixOf, pathPrefixSchema } from './path-prefix.js';
 import type { DefinedTool, ToolContext } from './define-tool.js';
 import { DEFAULT_TOOL_LIMITS } from './tool-limits.js';
 import type { ToolLimits } from './tool-limits.js';
@@ -38,11 +38,7 @@ const inputSchema = ({ maxQueryChars, maxTopK }: ToolLimits, semantic: boolean) 
       .max(maxTopK, { error: `must be at most ${maxTopK}` })
       .default(defaultTopK)
       .describe(`How many results to return, 1–${maxTopK}. Default ${defaultTopK}.`),
-    path_prefix: z
-      .string({ error: 'must be a string such as "guides/"' })
-      .max(1000, { error: 'must be at most 1000 characters' })
-      .optional()
-      .describe('Only search documents whose source starts with this, e.g. "guides/". Omit to search everything.'),
+    path_prefix: pathPrefixSchema('search'),
     mode: z
       .enum(SEARCH_MODES as [SearchMode, ...SearchMode[]], { error: `must be one of ${SEARCH_MODES.map((m) => `"${m}"`).join(', ')}` })
       .default(defaultMode)
@@ -143,7 +139,7 @@ export const createSearchDocuments = (limits: ToolLimits, semantic = false): Def
       if (fallback !== undefined) notes.push(`These are keyword results: ${fallback}.`);
       if (results.length === 0) {
         const { index } = corpus;
-        if (path_prefix !== undefined && !index.listDocuments().some((d) => d.source.startsWith(normalizePathPrefix(path_prefix)))) {
+        if (path_prefix !== undefined && !index.listDocuments().some((d) => d.source.startsWith(pathPrefixOf(path_prefix)))) {
           notes.push(`No document's source starts with path_prefix "${path_prefix}". Call list_documents to see the sources, or search again without path_prefix.`);
         } else {
           notes.push(
