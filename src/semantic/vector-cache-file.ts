@@ -1,9 +1,10 @@
 // The chunk-vector cache on disk, beside the index snapshot (INDEX_FILE + ".vectors"), so a restart or
-// a reload embeds only new or changed chunks. Written like the snapshot: to a temporary file, with a
-// SHA-256 of the bytes appended, fsynced and renamed over the target; a file that is cut short or
-// altered is refused and the chunks are embedded again.
+// a reload embeds only new or changed chunks. Written by the snapshot's own writer (a temporary file,
+// the bytes then their SHA-256, fsync, rename over the target); a file that is cut short or altered
+// is refused and the chunks are embedded again.
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeSnapshotFile } from '../index-service/snapshot-file.js';
 import { SearchError } from '../search/search-error.js';
 import { VectorCache } from '../search/vector-cache.js';
 import type { VectorCacheStore } from './semantic-service.js';
@@ -41,22 +42,7 @@ export function vectorCacheFile(path: string, onRefused: (reason: string) => voi
       }
     },
     save(cache) {
-      const bytes = cache.toBytes();
-      const temporary = `${path}.${process.pid}.tmp`;
-      try {
-        const fd = openSync(temporary, 'w', 0o644);
-        try {
-          writeSync(fd, bytes);
-          writeSync(fd, createHash('sha256').update(bytes).digest());
-          fsyncSync(fd);
-        } finally {
-          closeSync(fd);
-        }
-        renameSync(temporary, path);
-      } catch (error) {
-        rmSync(temporary, { force: true });
-        throw error;
-      }
+      writeSnapshotFile(path, cache.toBytes());
     },
   };
 }

@@ -1,0 +1,49 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { VectorCache } from '../search/vector-cache.js';
+import { vectorCacheFile, vectorCachePath } from './vector-cache-file.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'corpus-mcp-vector-file-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const sample = (): VectorCache => {
+  const cache = new VectorCache('m@native', 2);
+  cache.set(cache.key('a'), Float32Array.from([0.6, 0.8]));
+  return cache;
+};
+
+describe('vectorCacheFile', () => {
+  it('saves and loads a cache beside the snapshot', () => {
+    const path = vectorCachePath(join(dir, 'index.snapshot'));
+    expect(path).toBe(join(dir, 'index.snapshot.vectors'));
+    const refusals: string[] = [];
+    const store = vectorCacheFile(path, (r) => refusals.push(r));
+    expect(store.load()).toBeUndefined();
+    expect(refusals).toEqual([]);
+    store.save(sample());
+    const loaded = store.load()!;
+    expect([...loaded.get(loaded.key('a'))!]).toEqual([Math.fround(0.6), Math.fround(0.8)]);
+  });
+
+  it('refuses a file whose bytes were changed, saying why', async () => {
+    const path = join(dir, 'index.snapshot.vectors');
+    const refusals: string[] = [];
+    const store = vectorCacheFile(path, (r) => refusals.push(r));
+    store.save(sample());
+    const bytes = await readFile(path);
+    bytes[30] = (bytes[30] ?? 0) ^ 0xff;
+    await writeFile(path, bytes);
+    expect(store.load()).toBeUndefined();
+    expect(refusals).toEqual([expect.stringMatching(/fails its checksum/)]);
+    await writeFile(path, bytes.subarray(0, 10));
+    expect(store.load()).toBeUndefined();
+    expect(refusals).toHaveLength(2);
+  });
+});
