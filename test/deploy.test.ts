@@ -121,9 +121,17 @@ describe('fly.toml', () => {
     expect(fly.http_service.checks.map((c) => [c.method, c.path])).toEqual([['GET', '/readyz']]);
   });
 
-  it('keeps a machine running, since stopping one drops every in-memory session', () => {
-    expect(['off', false]).toContain(fly.http_service.auto_stop_machines);
+  it('may stop an idle machine (sessions survive it) while keeping one running', () => {
+    expect(fly.http_service.auto_stop_machines).toBe('stop');
+    expect(fly.http_service.auto_start_machines).toBe(true);
     expect(fly.http_service.min_machines_running).toBeGreaterThanOrEqual(1);
+  });
+
+  it('names the secrets two machines share, and keeps no volume a second machine could not mount', () => {
+    const text = read('fly.toml');
+    for (const secret of ['SESSION_SECRET', 'DATABASE_URL', 'AUTH_SECRET']) expect(text).toContain(`fly secrets set ${secret}=`);
+    expect(fly.mounts).toBeUndefined();
+    expect(fly.env.AUTH_DATA_DIR).toBeUndefined();
   });
 
   it('gives the drain time to finish before the kill', () => {
