@@ -14,6 +14,8 @@
 //   npm run load -- --soak                         # 5,000 idle sessions' memory, then 2,500 opened and
 //                                                  # abandoned in waves under a cap of 500
 //   npm run load -- --soak --waves 12 --wave-size 250 --max-sessions 500 --idle-sessions 5000
+//   npm run load -- --replicas                     # only the mixed load: one replica, one behind the
+//                                                  # round-robin proxy, two behind it (shared SESSION_SECRET)
 //   npm run load -- --eras                         # only search_documents in the legacy era (2025
 //                                                  # sessions, SDK 1.x) vs the modern era (2026-07-28,
 //                                                  # SDK v2), same server, alternating rounds
@@ -24,6 +26,8 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { randomBytes } from 'node:crypto';
+import { startRoundRobinProxy } from '../test/support/round-robin-proxy.js';
 import { readClaims, readScifactDocs, table, writeCorpusFolder } from './lib/scifact.js';
 import { summariseProfile } from './lib/cpu-profile.js';
 import type { CpuProfile } from './lib/cpu-profile.js';
@@ -43,6 +47,7 @@ interface Options {
   logLevel: string;
   profile: boolean;
   eras: boolean;
+  replicas: boolean;
   eraSessions: number;
   eraDurationS: number;
 }
@@ -76,6 +81,7 @@ function parseOptions(argv: readonly string[]): Options {
     logLevel: value('log-level', 'info'),
     profile: argv.includes('--profile'),
     eras: argv.includes('--eras'),
+    replicas: argv.includes('--replicas'),
     // At most 16: with authentication off every modern request counts against one anonymous
     // principal, whose in-flight bound is MAX_CONCURRENT_PER_SESSION (default 16).
     eraSessions: bounded('era-sessions', 8, 1, 16),
@@ -110,8 +116,9 @@ async function serveChild(argv: readonly string[]): Promise<void> {
   const corpusDir = argv[argv.indexOf('--corpus') + 1] as string;
   const maxSessions = Number(argv[argv.indexOf('--max-sessions') + 1]);
   const logLevel = argv[argv.indexOf('--log-level') + 1] as 'info';
+  const sessionSecret = argv.includes('--session-secret') ? (argv[argv.indexOf('--session-secret') + 1] as string) : undefined;
   // The production defaults for every limit, as main.ts reads them.
-  const config = loadConfig({ CORPUS_DIR: corpusDir, MAX_SESSIONS: String(maxSessions), LOG_LEVEL: logLevel });
+  const config = loadConfig({ CORPUS_DIR: corpusDir, MAX_SESSIONS: String(maxSessions), LOG_LEVEL: logLevel, ...(sessionSecret ? { SESSION_SECRET: sessionSecret } : {}) });
   const logger = createLogger({ level: config.logLevel, destination: pino.destination({ dest: '/dev/null', sync: true }) });
   const corpus = await loadCorpus(corpusDir);
   const holder = IndexHolder.of({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
@@ -159,8 +166,9 @@ class ServerChild {
     readonly mcpUrl: string,
   ) {}
 
-  static async start(corpusDir: string, maxSessions: number, logLevel: string): Promise<ServerChild> {
-    const child = fork(import.meta.filename, ['--serve', '--corpus', corpusDir, '--max-sessions', String(maxSessions), '--log-level', logLevel], {
+  static async start(corpusDir: string, maxSessions: number, logLevel: string, sessionSecret?: string): Promise<ServerChild> {
+    const secretArgs = sessionSecret === undefined ? [] : ['--session-secret', sessionSecret];
+    const child = fork(import.meta.filename, ['--serve', '--corpus', corpusDir, '--max-sessions', String(maxSessions), '--log-level', logLevel, ...secretArgs], {
       execArgv: ['--expose-gc', '--import', 'tsx'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -702,10 +710,71 @@ async function searchStages(corpusDir: string, claims: readonly string[]): Promi
 }
 
 // ── main ─────────────────────────────────────────────────────────────────────────────────────────
+/**
+ * The mixed load against one replica, one replica behind the round-robin proxy (a new upstream
+ * connection per request), and two replicas behind it sharing SESSION_SECRET, so every session's
+ * requests alternate between processes and each re-creates every session once. Setups alternate in
+ * rounds so drift on a shared machine falls on each alike.
+ */
+async function reportReplicas(folder: string, claims: readonly string[], options: Options): Promise<void> {
+  const secret = randomBytes(32).toString('hex');
+  const maxSessions = Math.max(1000, options.sessions * 2);
+  const [a, b] = [await ServerChild.start(folder, maxSessions, options.logLevel, secret), await ServerChild.start(folder, maxSessions, options.logLevel, secret)];
+  const backend = (server: ServerChild) => ({ host: '127.0.0.1', port: Number(new URL(server.mcpUrl).port) });
+  const proxyOne = await startRoundRobinProxy([backend(a)]);
+  const proxyTwo = await startRoundRobinProxy([backend(a), backend(b)]);
+  const setups = [
+    { name: 'one replica, direct', url: a.mcpUrl },
+    { name: 'one replica behind the proxy', url: `${proxyOne.url}/mcp` },
+    { name: 'two replicas behind the proxy', url: `${proxyTwo.url}/mcp` },
+  ];
+  const results = new Map(setups.map((setup) => [setup.name, { calls: 0, seconds: 0, search: [] as number[], errors: 0 }]));
+  try {
+    const rounds = 2;
+    for (let round = 0; round < rounds; round += 1) {
+      for (const setup of setups) {
+        const connected = await Promise.all(Array.from({ length: options.sessions }, (_, n) => connect(setup.url, n)));
+        const { recorder, elapsed } = await mixedLoad(connected.map((c) => c.client), claims, options.durationS / rounds);
+        const result = results.get(setup.name)!;
+        for (const latencies of recorder.latencies.values()) result.calls += latencies.length;
+        result.search.push(...(recorder.latencies.get('search_documents') ?? []));
+        result.seconds += elapsed;
+        result.errors += recorder.totalErrors;
+        for (const sample of recorder.errorSamples) console.log(`  error (${setup.name}): ${sample}`);
+        await Promise.all(connected.map(async ({ client, transport }) => {
+          await transport.terminateSession().catch(() => {});
+          await client.close();
+        }));
+      }
+    }
+  } finally {
+    await Promise.all([proxyOne.close(), proxyTwo.close(), a.stop(), b.stop()]);
+  }
+  const base = results.get(setups[0]!.name)!;
+  console.log(`\n## Replicas: ${options.sessions} concurrent sessions, mixed tools, ${options.durationS} s per setup in alternating rounds\n`);
+  console.log(
+    table(
+      ['setup', 'tool calls/s', 'vs one replica', 'search p50 ms', 'search p99 ms', 'errors'],
+      setups.map(({ name }) => {
+        const r = results.get(name)!;
+        const sorted = [...r.search].sort((x, y) => x - y);
+        const perSecond = r.calls / r.seconds;
+        return [name, perSecond.toFixed(0), `${(perSecond / (base.calls / base.seconds)).toFixed(2)}×`, ms(percentile(sorted, 0.5)), ms(percentile(sorted, 0.99)), String(r.errors)];
+      }),
+    ),
+  );
+  if ([...results.values()].some((r) => r.errors > 0)) process.exitCode = 1;
+}
+
 async function main(options: Options): Promise<void> {
   const claims = readClaims().map((c) => c.text);
   let server: ServerChild | undefined;
   let url = options.url;
+  if (options.replicas) {
+    if (url !== undefined) throw new Error('--replicas starts its own servers; drop --url');
+    await reportReplicas(writeCorpusFolder(readScifactDocs()), claims, options);
+    return;
+  }
   if (url === undefined) {
     const folder = writeCorpusFolder(readScifactDocs());
     if (options.soak) await idleSessionCost(folder, claims, options);
