@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startRoundRobinProxy } from './support/round-robin-proxy.js';
 import type { RoundRobinProxy } from './support/round-robin-proxy.js';
 import { writeCorpusFiles } from './support/sample-corpus.js';
-import { cleanUpSpawnedServers, spawnServer } from './support/spawned-server.js';
+import { cleanUpSpawnedServers, spawnServer, stopServer as stop } from './support/spawned-server.js';
 import type { SpawnedServer } from './support/spawned-server.js';
 
 const SECRET = 'replica-test-session-secret-0123456789abcdef';
@@ -23,12 +23,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   await cleanUpSpawnedServers();
 });
-
-/** SIGTERM, then the exit (the drain runs in between). */
-const stop = (server: SpawnedServer) => {
-  server.child.kill('SIGTERM');
-  return server.exit;
-};
 
 interface RunResult {
   calls: number;

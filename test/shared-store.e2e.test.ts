@@ -13,8 +13,7 @@ import { createTestDatabase } from './support/postgres.js';
 import type { TestDatabase } from './support/postgres.js';
 import { openSession, ping, postMessage } from './support/raw-mcp.js';
 import { SAMPLE_FILES, writeCorpusFiles } from './support/sample-corpus.js';
-import { cleanUpSpawnedServers, spawnServer } from './support/spawned-server.js';
-import type { SpawnedServer } from './support/spawned-server.js';
+import { cleanUpSpawnedServers, spawnServer, stopServer as stop } from './support/spawned-server.js';
 import { startTestServer } from './support/test-server.js';
 import type { TestServer } from './support/test-server.js';
 
@@ -33,12 +32,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   await cleanUpSpawnedServers();
 });
-
-/** SIGTERM, then the exit (the drain runs in between). */
-const stop = (server: SpawnedServer) => {
-  server.child.kill('SIGTERM');
-  return server.exit;
-};
 
 /** A replica with its own connection pool to the shared database. */
 async function replica(shared = true): Promise<TestServer & { store: Store | undefined }> {

@@ -67,6 +67,12 @@ export async function spawnServer(env: Record<string, string> = {}, options: { c
   return { child, port, base: `http://127.0.0.1:${port}`, lines, exit };
 }
 
+/** SIGTERM, then the exit (the drain runs in between). */
+export function stopServer(server: SpawnedServer): SpawnedServer['exit'] {
+  server.child.kill('SIGTERM');
+  return server.exit;
+}
+
 /** A POST whose body is sent in two parts, so the request is in flight for as long as the test wants. */
 export function slowPost(port: number, headers: Record<string, string>, body: string) {
   let response: (res: IncomingMessage) => void;
