@@ -5,8 +5,8 @@ import { compareSources as compare, type CorpusWarning, type Document, type Load
 import { DEFAULT_EXTRACTION_LIMITS, extractDocument } from './extract/extract-document.js';
 import { checkExtractionPoolOptions, createExtractionPool } from './extract/extraction-pool.js';
 import { formatInfo, listExtensions } from './formats.js';
-import { type Extract, readDocument } from './read-document.js';
-import { describeError, walkCorpus, type FileCandidate } from './walk-corpus.js';
+import { type Extract, type OnRead, readDocument } from './read-document.js';
+import { describeError, walkCorpus, type FileCandidate, type WalkResult } from './walk-corpus.js';
 
 export interface LoadCorpusOptions {
   /** Files larger than this many bytes are skipped. Default 10 MB (10 × 1024 × 1024); at least 1. */
@@ -21,6 +21,10 @@ export interface LoadCorpusOptions {
   extractionThreads?: number;
   /** A PDF with more pages is skipped. Default 2000; at least 1. */
   maxPages?: number;
+  /** The walk of the root to read, when the caller has made it already (e.g. for a manifest); default a fresh walk. */
+  walked?: WalkResult;
+  /** Told the bytes of every file read (see read-document.ts). */
+  onRead?: OnRead;
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -81,9 +85,9 @@ export async function loadCorpus(root: string, options: LoadCorpusOptions = {}):
     throw unreadable(error);
   }
 
-  let walked: Awaited<ReturnType<typeof walkCorpus>>;
+  let walked: WalkResult;
   try {
-    walked = await walkCorpus(rootReal);
+    walked = options.walked ?? (await walkCorpus(rootReal));
   } catch (error) {
     throw unreadable(error);
   }
@@ -98,7 +102,7 @@ export async function loadCorpus(root: string, options: LoadCorpusOptions = {}):
     pool !== undefined && formatInfo(format).isolated ? pool.extract(format, input) : extractDocument(format, input, limits);
   try {
     await forEachConcurrently(walked.files, concurrency, async (file: FileCandidate) => {
-      const outcome = await readDocument(file, maxFileBytes, extract);
+      const outcome = await readDocument(file, maxFileBytes, extract, options.onRead);
       if (outcome.kind === 'skipped') {
         skipped.push(outcome.skipped);
         return;

@@ -1,5 +1,4 @@
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import type { CorpusWarning, Document, SkippedFile } from './document.js';
 import { cutTitle, type Extracted, ExtractionError } from './extract/extracted.js';
@@ -11,6 +10,9 @@ import { describeError, type FileCandidate } from './walk-corpus.js';
 /** Runs one extractor; the loader decides where (in-process or in a pool worker with a time limit). */
 export type Extract = (format: DocumentFormat, input: string | Uint8Array) => Promise<Extracted>;
 
+/** Told the bytes of every file read, before they are judged (e.g. to digest exactly what the index was built from). */
+export type OnRead = (source: string, bytes: Uint8Array) => void;
+
 export type ReadOutcome =
   | { kind: 'document'; document: Document; warning?: CorpusWarning }
   | { kind: 'skipped'; skipped: SkippedFile };
@@ -20,33 +22,14 @@ export type ReadOutcome =
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** Reads one candidate file and turns it into a Document, or says why it cannot be one. */
-export async function readDocument(candidate: FileCandidate, maxFileBytes: number, extract: Extract): Promise<ReadOutcome> {
+export async function readDocument(candidate: FileCandidate, maxFileBytes: number, extract: Extract, onRead?: OnRead): Promise<ReadOutcome> {
   const { source } = candidate;
   const skip = (reason: string): ReadOutcome => ({ kind: 'skipped', skipped: { path: source, reason } });
 
-  let bytes: Buffer;
-  try {
-    // The walk checked this path earlier; it may have been swapped since. O_NOFOLLOW refuses a final
-    // symbolic link, O_NONBLOCK keeps a FIFO from blocking the open (and a libuv thread) forever, and
-    // the handle's own stat must be the file the walk saw: a folder on the way swapped for a link
-    // out of the corpus leads to another inode.
-    const handle = await open(candidate.absolutePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    try {
-      const info = await handle.stat();
-      if (!info.isFile()) return skip('not a regular file (device, socket or pipe)');
-      if (info.dev !== candidate.identity.dev || info.ino !== candidate.identity.ino) {
-        return skip('it was replaced by another file while loading');
-      }
-      if (info.size > maxFileBytes) return skip(tooLarge(info.size, maxFileBytes));
-      bytes = await handle.readFile();
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    return skip(`could not be read (${describeError(error)})`);
-  }
-  // The file may have grown between stat and read.
-  if (bytes.length > maxFileBytes) return skip(tooLarge(bytes.length, maxFileBytes));
+  const read = readCandidateBytes(candidate, maxFileBytes);
+  if (typeof read === 'string') return skip(read);
+  const bytes = read;
+  onRead?.(source, bytes);
   if (bytes.length === 0) return skip('empty file');
   const info = formatInfo(candidate.format);
   let input: string | Uint8Array = bytes;
@@ -88,6 +71,50 @@ export async function readDocument(candidate: FileCandidate, maxFileBytes: numbe
   return extracted.warning === undefined
     ? { kind: 'document', document }
     : { kind: 'document', document, warning: { path: source, message: extracted.warning } };
+}
+
+/**
+ * The bytes of a candidate file, or why it cannot be read (a skip reason).
+ *
+ * The walk checked this path earlier; it may have been swapped since. O_NOFOLLOW refuses a final
+ * symbolic link, O_NONBLOCK keeps a FIFO from blocking the open forever, and the handle's own stat
+ * must be the file the walk saw: a folder on the way swapped for a link out of the corpus leads to
+ * another inode. Synchronous: corpora are read in the build worker, where nothing waits on the event
+ * loop, and through the thread pool each of a file's four calls costs several times the CPU.
+ */
+export function readCandidateBytes(candidate: FileCandidate, maxFileBytes: number): Buffer | string {
+  let fd: number;
+  try {
+    fd = openSync(candidate.absolutePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    return `could not be read (${describeError(error)})`;
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) return 'not a regular file (device, socket or pipe)';
+    if (info.dev !== candidate.identity.dev || info.ino !== candidate.identity.ino) return 'it was replaced by another file while loading';
+    if (info.size > maxFileBytes) return tooLarge(info.size, maxFileBytes);
+    // One byte more than the stat said, so one call reads a file that has not grown; one that grew
+    // since is read on, up to one byte past the limit.
+    let buffer = Buffer.allocUnsafeSlow(info.size + 1);
+    let length = 0;
+    for (;;) {
+      const count = readSync(fd, buffer, length, buffer.length - length, length);
+      if (count === 0) break;
+      length += count;
+      if (length > maxFileBytes) return tooLarge(length, maxFileBytes);
+      if (length === buffer.length) {
+        const grown = Buffer.allocUnsafeSlow(Math.min(buffer.length * 2, maxFileBytes + 1));
+        buffer.copy(grown, 0, 0, length);
+        buffer = grown;
+      }
+    }
+    return buffer.subarray(0, length);
+  } catch (error) {
+    return `could not be read (${describeError(error)})`;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function tooLarge(size: number, limit: number): string {

@@ -1,5 +1,5 @@
-import { lstat, readdir, realpath, stat } from 'node:fs/promises';
-import type { Dirent } from 'node:fs';
+import { lstatSync, type Dirent } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { extname, join, sep } from 'node:path';
 import { compareSources, type DocumentFormat, type SkippedFile } from './document.js';
 import { formatOfExtension, listExtensions } from './formats.js';
@@ -10,6 +10,9 @@ export interface FileCandidate {
   absolutePath: string;
   /** Device and inode of the file when the walk saw it; the read refuses a path that now names another. */
   identity: { dev: number; ino: number };
+  /** Size in bytes and modification time (ms since the epoch) when the walk saw it. */
+  size: number;
+  mtimeMs: number;
   /** Path relative to the root, '/'-separated: the document's `source`. */
   source: string;
   format: DocumentFormat;
@@ -113,20 +116,21 @@ export async function walkCorpus(rootReal: string): Promise<WalkResult> {
         const extension = extname(entry.name);
         const format = formatOfExtension(extension)?.format;
         if (format) {
-          // The file's identity as walked, so the read can tell whether the path still names it.
-          let identity: { dev: number; ino: number };
+          // The file's identity as walked, so the read can tell whether the path still names it, and
+          // its size and time for the snapshot manifest. Synchronous: one lstat per document, and
+          // through the thread pool each costs several times the CPU (the walk runs in the build worker).
+          let info: ReturnType<typeof lstatSync>;
           try {
-            const info = await lstat(target);
-            if (!info.isFile()) {
-              skipped.push({ path: source, reason: 'not a regular file (device, socket or pipe)' });
-              continue;
-            }
-            identity = { dev: info.dev, ino: info.ino };
+            info = lstatSync(target);
           } catch (error) {
             skipped.push({ path: source, reason: `could not be read (${describeError(error)})` });
             continue;
           }
-          files.push({ absolutePath: target, source, format, identity });
+          if (!info?.isFile()) {
+            skipped.push({ path: source, reason: 'not a regular file (device, socket or pipe)' });
+            continue;
+          }
+          files.push({ absolutePath: target, source, format, identity: { dev: info.dev, ino: info.ino }, size: info.size, mtimeMs: info.mtimeMs });
         }
         else if (extension === '') skipped.push({ path: source, reason: `no file extension (indexed: ${INDEXED})` });
         else skipped.push({ path: source, reason: `unsupported file type ${extension} (indexed: ${INDEXED})` });

@@ -9,7 +9,7 @@ import type { SnapshotHeader } from '../search/index-snapshot.js';
 import { SearchIndex } from '../search/search-index.js';
 import type { SearchIndexOptions } from '../search/search-index.js';
 import { resolveSearchOptions } from '../search/search-options.js';
-import { manifestDifference, manifestOf, statCorpus, textDigest } from './corpus-manifest.js';
+import { contentDigest, manifestDifference, manifestOf, walkForManifest } from './corpus-manifest.js';
 import type { Manifest } from './corpus-manifest.js';
 import { readSnapshotFile, SnapshotRefusal, writeSnapshotFile } from './snapshot-file.js';
 import type { SnapshotRefusalCode } from './snapshot-file.js';
@@ -69,11 +69,14 @@ export async function runIndexJob(job: IndexJob): Promise<IndexJobResult> {
     }
   }
 
-  const states = await timed('statMs', () => statCorpus(job.corpusRoot));
-  const corpus = await timed('loadMs', () => loadCorpus(job.corpusRoot, { maxFileBytes }));
+  // One walk serves the manifest and the load, so the manifest lists exactly the files read.
+  const walked = await timed('walkMs', () => walkForManifest(job.corpusRoot));
+  const digests = new Map<string, string>();
+  const corpus = await timed('loadMs', () =>
+    loadCorpus(job.corpusRoot, { maxFileBytes, ...(walked ? { walked } : {}), onRead: (source, bytes) => digests.set(source, contentDigest(bytes)) }),
+  );
   const index = await timed('buildMs', () => SearchIndex.build(corpus.documents, job.options));
-  const digests = new Map(corpus.documents.map((d) => [d.source, textDigest(d.text)]));
-  const manifest = manifestOf(states, digests);
+  const manifest = manifestOf(walked?.files ?? [], digests);
   const meta: SnapshotMeta = { skipped: corpus.skipped, warnings: corpus.warnings ?? [] };
   const bytes = await timed('encodeMs', () =>
     encodeIndexSnapshot(index, { engine: job.engine, meta, extra: { [MANIFEST_SECTION]: new TextEncoder().encode(JSON.stringify(manifest)) } }),

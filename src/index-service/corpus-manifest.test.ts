@@ -1,0 +1,86 @@
+// The corpus manifest on real files: what counts as a change, and that checking one reads and hashes
+// bytes but never runs an extractor (a PDF or DOCX parse at every boot would cost as much as the
+// build it avoids, outside the extraction pool's time limit).
+import { mkdtemp, readFile, rm, unlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { writeCorpusFiles } from '../../test/support/sample-corpus.js';
+import type * as ExtractDocumentModule from '../corpus/extract/extract-document.js';
+import { readCandidateBytes } from '../corpus/read-document.js';
+import { contentDigest, manifestDifference, manifestOf, walkForManifest } from './corpus-manifest.js';
+import type { Manifest } from './corpus-manifest.js';
+
+vi.mock('../corpus/extract/extract-document.js', async (original) => ({
+  ...(await original<typeof ExtractDocumentModule>()),
+  extractDocument: () => {
+    throw new Error('the manifest check ran an extractor');
+  },
+}));
+
+const MAX_BYTES = 1000;
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'corpus-mcp-manifest-'));
+  await writeCorpusFiles(dir, {
+    'a.md': '# A\n\nAlpha tomatoes.\n',
+    'b.html': '<html><body><p><b>Bravo</b> harbour</p></body></html>',
+    'big.txt': 'x'.repeat(MAX_BYTES + 1),
+  });
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The manifest a build would store: every walked file, digested when the build could read it. */
+async function manifestNow(): Promise<Manifest> {
+  const walked = await walkForManifest(dir);
+  const digests = new Map<string, string>();
+  for (const file of walked?.files ?? []) {
+    const bytes = readCandidateBytes(file, MAX_BYTES);
+    if (typeof bytes !== 'string') digests.set(file.source, contentDigest(bytes));
+  }
+  return manifestOf(walked?.files ?? [], digests);
+}
+
+const touch = async (name: string) => {
+  const later = new Date(Date.now() + 5000);
+  await utimes(join(dir, name), later, later);
+};
+
+describe('manifestDifference', () => {
+  it('matches an unchanged corpus', async () => {
+    const manifest = await manifestNow();
+    expect(manifest.map((e) => [e[0], e[3] === null])).toEqual([
+      ['a.md', false],
+      ['b.html', false],
+      ['big.txt', true],
+    ]);
+    expect(await manifestDifference(manifest, dir, MAX_BYTES)).toBeUndefined();
+  });
+
+  it('matches when files were only touched: their bytes are hashed, not extracted', async () => {
+    const manifest = await manifestNow();
+    await touch('a.md');
+    await touch('b.html');
+    await touch('big.txt');
+    expect(await manifestDifference(manifest, dir, MAX_BYTES)).toBeUndefined();
+  });
+
+  it('finds a same-size edit behind a new time, even one that leaves the extracted text alike', async () => {
+    const manifest = await manifestNow();
+    const path = join(dir, 'b.html');
+    await writeFile(path, (await readFile(path, 'utf8')).replaceAll('<b>', '<i>').replaceAll('</b>', '</i>'));
+    await touch('b.html');
+    expect(await manifestDifference(manifest, dir, MAX_BYTES)).toBe('1 changed ("b.html")');
+  });
+
+  it('names files added, resized and removed', async () => {
+    const manifest = await manifestNow();
+    await writeFile(join(dir, 'c.md'), '# C\n');
+    await writeFile(join(dir, 'a.md'), '# A\n\nAlpha tomatoes, longer now.\n');
+    await unlink(join(dir, 'big.txt'));
+    expect(await manifestDifference(manifest, dir, MAX_BYTES)).toBe('1 added ("c.md"), 1 changed ("a.md"), 1 removed ("big.txt")');
+  });
+});
