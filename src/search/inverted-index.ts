@@ -1,10 +1,10 @@
 import { combinedTf, idf, saturate, type Bm25Params } from './bm25.js';
 
-/** The terms of one chunk, field by field, as the tokenizer produced them. */
+/** The terms of one chunk, field by field, as ids of a vocabulary (see `Vocabulary` in tokenizer.ts). */
 export interface ChunkTerms {
-  body: readonly string[];
-  title: readonly string[];
-  heading: readonly string[];
+  body: readonly number[];
+  title: readonly number[];
+  heading: readonly number[];
 }
 
 interface InvertedIndexArrays {
@@ -117,17 +117,17 @@ export class InvertedIndex {
     return (this.postingStart[id + 1] ?? 0) - (this.postingStart[id] ?? 0);
   }
 
-  /** Indexes `chunks`; the forward lists are kept only when `keepForward` (feedback needs them). */
-  static build(chunks: readonly ChunkTerms[], params: Bm25Params, keepForward = true): InvertedIndex {
-    const termIds = new Map<string, number>();
-    const idOf = (term: string): number => {
-      let id = termIds.get(term);
-      if (id === undefined) {
-        id = termIds.size;
-        termIds.set(term, id);
-      }
-      return id;
-    };
+  /**
+   * Indexes `chunks`, whose term ids index `vocabulary`; the forward lists are kept only when
+   * `keepForward` (feedback needs them). The index numbers terms afresh, in the order chunks first
+   * use them (body, title, heading), whatever order the vocabulary saw them in.
+   */
+  static build(chunks: readonly ChunkTerms[], vocabulary: readonly string[], params: Bm25Params, keepForward = true): InvertedIndex {
+    // Vocabulary id → index id, -1 until first used; and per chunk, where each term's counts sit.
+    const idOf = new Int32Array(vocabulary.length).fill(-1);
+    const order: string[] = [];
+    const slotOf = new Int32Array(vocabulary.length);
+    const seenIn = new Int32Array(vocabulary.length).fill(-1);
 
     // Pass 1: per chunk, the distinct terms with their count in each field.
     const chunkCount = chunks.length;
@@ -137,25 +137,32 @@ export class InvertedIndex {
     const fwdBody: number[] = [];
     const fwdTitle: number[] = [];
     const fwdHeading: number[] = [];
-    const local = new Map<number, number>();
     let totalBody = 0;
     for (let c = 0; c < chunkCount; c += 1) {
       const chunk = chunks[c] as ChunkTerms;
-      local.clear();
       const base = fwdTerm.length;
-      const count = (terms: readonly string[], into: number[]): void => {
-        for (const term of terms) {
-          const id = idOf(term);
-          let slot = local.get(id);
-          if (slot === undefined) {
+      const count = (terms: readonly number[], into: number[]): void => {
+        for (let i = 0; i < terms.length; i += 1) {
+          const term = terms[i] as number;
+          let slot: number;
+          if (seenIn[term] === c) {
+            slot = slotOf[term] as number;
+          } else {
+            seenIn[term] = c;
             slot = fwdTerm.length;
-            local.set(id, slot);
+            slotOf[term] = slot;
+            let id = idOf[term] as number;
+            if (id < 0) {
+              id = order.length;
+              idOf[term] = id;
+              order.push(vocabulary[term] as string);
+            }
             fwdTerm.push(id);
             fwdBody.push(0);
             fwdTitle.push(0);
             fwdHeading.push(0);
           }
-          into[slot] = (into[slot] ?? 0) + 1;
+          into[slot] = (into[slot] as number) + 1;
         }
       };
       count(chunk.body, fwdBody);
@@ -165,6 +172,8 @@ export class InvertedIndex {
       bodyLength[c] = chunk.body.length;
       totalBody += chunk.body.length;
     }
+    const termIds = new Map<string, number>();
+    for (let t = 0; t < order.length; t += 1) termIds.set(order[t] as string, t);
     const entries = fwdTerm.length;
     forwardStart[chunkCount] = entries;
     const averageBodyLength = chunkCount > 0 ? totalBody / chunkCount : 0;

@@ -5,7 +5,7 @@ import { QueryScorer } from './query-scorer.js';
 import { SearchError } from './search-error.js';
 import { resolveSearchOptions, type ResolvedSearchOptions, type SearchIndexOptions } from './search-options.js';
 import { makeSnippet, SnippetQuery } from './snippet.js';
-import { createTokenizer, type Tokenizer } from './tokenizer.js';
+import { createTokenizer, type Tokenizer, Vocabulary } from './tokenizer.js';
 
 export type { SearchIndexOptions } from './search-options.js';
 
@@ -209,14 +209,15 @@ export class SearchIndex {
     const headingIds = new Map<string, number>();
     const chunkHeading: number[] = [];
     const terms: ChunkTerms[] = [];
+    const vocabulary = new Vocabulary();
     sorted.forEach((document, d) => {
       firstChunk[d] = start.length;
-      const titleTerms = tokenizer.terms(document.title);
+      const titleTerms = tokenizer.ids(document.title, vocabulary);
       const titleKey = document.title.trim().toLowerCase();
       const spans = chunkText(document.text, document.bodyStart, document.sections, resolved);
       let lastHeadings: readonly string[] | undefined;
       let headingId = 0;
-      let headingTerms: readonly string[] = [];
+      let headingTerms: readonly number[] = [];
       for (const span of spans) {
         if (span.headings !== lastHeadings) {
           lastHeadings = span.headings;
@@ -226,17 +227,17 @@ export class SearchIndex {
           headingId = id;
           // The top heading usually repeats the title, which is already a field of its own.
           const own = span.headings[0]?.trim().toLowerCase() === titleKey ? span.headings.slice(1) : span.headings;
-          headingTerms = tokenizer.terms(own.join(' '));
+          headingTerms = tokenizer.ids(own.join(' '), vocabulary);
         }
         page.push(pageAt(document.pages, span.start) ?? 0);
         start.push(span.start);
         end.push(span.end);
         chunkHeading.push(headingId);
-        terms.push({ body: tokenizer.terms(document.text.slice(span.start, span.end)), title: titleTerms, heading: headingTerms });
+        terms.push({ body: tokenizer.ids(document.text.slice(span.start, span.end), vocabulary), title: titleTerms, heading: headingTerms });
       }
     });
     firstChunk[sorted.length] = start.length;
-    const index = InvertedIndex.build(terms, resolved, resolved.feedbackWeight > 0);
+    const index = InvertedIndex.build(terms, vocabulary.terms, resolved, resolved.feedbackWeight > 0);
     return new SearchIndex(
       {
         options: resolved,

@@ -12,6 +12,42 @@ export interface Tokenizer {
   scan(text: string, onTerm: (term: string, start: number, end: number) => void): void;
   /** The term for one word (a run of letters, marks and digits), or '' when the word is a stop word. */
   normalizeWord(word: string): string;
+  /** The terms of `text` as `vocabulary` numbers them, in order, duplicates kept: `terms` for a build. */
+  ids(text: string, vocabulary: Vocabulary): number[];
+}
+
+/**
+ * Numbers the terms of a build in the order they are first seen, and remembers the term of every
+ * distinct word it was given, so each word is normalised and looked up once per build rather than
+ * once per occurrence. Unbounded (a build's words are bounded by its corpus), unlike the tokenizer's
+ * own memo, which serves queries for the life of the server.
+ */
+export class Vocabulary {
+  /** Term of each id. */
+  readonly terms: string[] = [];
+  readonly #ids = new Map<string, number>();
+  /** Raw word → its term's id, or -1 for a word that yields no term. */
+  readonly #words = new Map<string, number>();
+
+  termId(term: string): number {
+    let id = this.#ids.get(term);
+    if (id === undefined) {
+      id = this.terms.length;
+      this.#ids.set(term, id);
+      this.terms.push(term);
+    }
+    return id;
+  }
+
+  wordId(raw: string, normalize: (word: string) => string): number {
+    let id = this.#words.get(raw);
+    if (id === undefined) {
+      const term = normalize(raw);
+      id = term === '' ? -1 : this.termId(term);
+      this.#words.set(raw, id);
+    }
+    return id;
+  }
 }
 
 /**
@@ -85,6 +121,26 @@ export function createTokenizer(): Tokenizer {
     }
   }
 
+  function ids(text: string, vocabulary: Vocabulary): number[] {
+    const out: number[] = [];
+    const push = (term: string): void => {
+      out.push(vocabulary.termId(term));
+    };
+    TOKEN.lastIndex = 0;
+    for (let m = TOKEN.exec(text); m !== null; m = TOKEN.exec(text)) {
+      const raw = m[0];
+      if (m[1] !== undefined) {
+        push(raw);
+      } else if (m[2] !== undefined) {
+        emitBigrams(raw, m.index, push);
+      } else {
+        const id = vocabulary.wordId(raw, normalizeWord);
+        if (id >= 0) out.push(id);
+      }
+    }
+    return out;
+  }
+
   function terms(text: string): string[] {
     const out: string[] = [];
     scan(text, (term) => {
@@ -93,7 +149,7 @@ export function createTokenizer(): Tokenizer {
     return out;
   }
 
-  return Object.freeze({ terms, scan, normalizeWord });
+  return Object.freeze({ terms, scan, normalizeWord, ids });
 }
 
 /** Splits a run of an unspaced script into characters (code points, marks attached) and emits bigrams. */
