@@ -36,10 +36,13 @@ const extraNodeArgs = option('node-args', '').split(' ').filter((a) => a !== '')
 const mib = (bytes: number): string => (bytes / 1024 / 1024).toFixed(0);
 const ms = (value: number): string => value.toFixed(0);
 
-/** CPU seconds (user + system, all threads) the process has used, from /proc: load-independent. */
+/**
+ * CPU seconds (user + system, all threads) the process has used, its finished children (the build
+ * process) included, from /proc: load-independent.
+ */
 function cpuSecondsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
 }
 
 function rssOf(pid: number): number {

@@ -1,5 +1,5 @@
 // Entry point: read the configuration, listen at once so /healthz answers, then have the index
-// service produce the index in a worker thread (from INDEX_FILE when it matches, else by building;
+// service produce the index in a child process (from INDEX_FILE when it matches, else by building;
 // refusing to run without documents), reload it on SIGHUP and, with CORPUS_WATCH, on file changes,
 // and close cleanly on SIGTERM/SIGINT. The only file that touches the console.
 import type { Server } from 'node:http';
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
   const serverOptions = httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs });
   const server: ServerType = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
     logger.info({ host: info.address, port: info.port, mcp_url: `${config.publicUrl}/mcp`, heap_limit_mb: heapLimitMb }, 'listening');
-    // The index is produced in a worker thread: /healthz answers throughout.
+    // The index is produced in a child process: /healthz answers throughout.
     indexService.start().then(
       () => {
         // In the background: keyword search answers meanwhile, and a failing endpoint is retried.

@@ -1,4 +1,4 @@
-// The work of producing an index, as it runs in the build worker: use the snapshot file when it is
+// The work of producing an index, as it runs in the build process (index-child.ts): use the snapshot file when it is
 // intact and matches the corpus, the options and the engine; otherwise load the corpus, build, encode
 // and write a fresh snapshot. Either way the result is one encoded snapshot (bytes) that the main
 // thread decodes, so an index served from a snapshot and one freshly built are the same bytes.

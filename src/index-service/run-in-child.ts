@@ -1,0 +1,67 @@
+// Runs an IndexJob in a child process and resolves with its result: the event loop of the server
+// stays free for /healthz and tool calls while files are read and the index is built, and the
+// memory the build used is returned to the system when the child exits (a worker thread's would stay
+// in the server's allocator). The encoded index comes back through a private temporary file, read in
+// one allocation; over the IPC channel it would arrive in thousands of small buffers that the
+// allocator keeps as well.
+import { fork } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { IndexJob, IndexJobResult } from './index-job.js';
+import type { ChildReply, ChildRequest } from './index-child.js';
+
+/** A failed job: `code` is the thrown error's code when it had one (e.g. CorpusError's `no_documents`). */
+export class IndexJobError extends Error {
+  readonly code: string | undefined;
+
+  constructor(message: string, code?: string) {
+    super(message);
+    this.name = 'IndexJobError';
+    this.code = code;
+  }
+}
+
+// Compiled, the child runs index-child.js beside this file. Run from TypeScript sources (tests,
+// `npm run dev`), it is index-child.ts, loaded through tsx.
+const fromSources = import.meta.url.endsWith('.ts');
+const childPath = new URL(fromSources ? './index-child.ts' : './index-child.js', import.meta.url).pathname;
+
+let jobs = 0;
+
+export async function runInChild(job: IndexJob): Promise<IndexJobResult> {
+  jobs += 1;
+  const bytesFile = join(tmpdir(), `corpus-mcp-index-${process.pid}-${jobs}.bin`);
+  try {
+    const reply = await new Promise<ChildReply>((resolve, reject) => {
+      const child = fork(childPath, [], {
+        serialization: 'advanced',
+        // The server's own options (its heap cap among them) apply to the build too.
+        execArgv: fromSources ? [...process.execArgv, '--import', 'tsx'] : process.execArgv,
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      let settled = false;
+      child.once('message', (message: ChildReply) => {
+        settled = true;
+        resolve(message);
+      });
+      child.once('error', (error) => {
+        if (settled) return;
+        settled = true;
+        reject(new IndexJobError(`the index build process failed: ${error.message}`, (error as NodeJS.ErrnoException).code));
+      });
+      child.once('exit', (code, signal) => {
+        if (settled) return;
+        settled = true;
+        reject(new IndexJobError(`the index build process exited with ${signal ?? `code ${code}`} before finishing`));
+      });
+      const request: ChildRequest = { job, bytesFile };
+      child.send(request);
+    });
+    if (!reply.ok) throw new IndexJobError(reply.error.message, reply.error.code);
+    const bytes = reply.result.bytes ?? new Uint8Array(await readFile(bytesFile));
+    return { ...reply.result, bytes };
+  } finally {
+    await rm(bytesFile, { force: true });
+  }
+}
