@@ -83,7 +83,7 @@ function parseOptions(argv: readonly string[]): Options {
     eras: argv.includes('--eras'),
     replicas: argv.includes('--replicas'),
     // At most 16: with authentication off every modern request counts against one anonymous
-    // principal, whose in-flight bound is MAX_CONCURRENT_PER_SESSION (default 16).
+    // principal, whose in-flight bound is MAX_CONCURRENT_PER_PRINCIPAL (default 32).
     eraSessions: bounded('era-sessions', 8, 1, 16),
     eraDurationS: bounded('era-duration', 8, 1, 120),
   };

@@ -9,6 +9,12 @@ import { MIN_SESSION_SECRET_CHARS } from './http/session-token.js';
 
 const DEFAULT_CORPUS_DIR = './corpus';
 
+/**
+ * MAX_CONCURRENT_PER_PRINCIPAL's default, also what an app built without a Config (tests, benchmarks)
+ * gets: a principal may run two sessions' worth (2 × MAX_CONCURRENT_PER_SESSION) at once.
+ */
+export const DEFAULT_MAX_CONCURRENT_PER_PRINCIPAL = 32;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Typed, validated settings. Units are in the names; each field's comment gives its variable, range and default. */
@@ -32,7 +38,7 @@ export interface Config {
   sessionIdleTtlSeconds: number;
   /**
    * MAX_SESSIONS_PER_PRINCIPAL: sessions one authenticated principal may hold, 1–1000000; beyond it
-   * that principal's own least recently used session is closed. Default 200 (at most MAX_SESSIONS).
+   * that principal's own least recently used session is closed. Default 32 (at most MAX_SESSIONS).
    */
   maxSessionsPerPrincipal: number;
   /** Longest chunk in words, 20–5000; undefined leaves the search engine's default (180). */
@@ -57,8 +63,26 @@ export interface Config {
    * the index before it is answered with an error (createApp's `indexWaitMs`). Default 30000.
    */
   requestTimeoutMs: number;
-  /** MAX_CONCURRENT_PER_SESSION: requests one session may have in progress (a batch counts as its members), 1–1000; more get 429. Default 16. */
+  /** MAX_CONCURRENT_PER_SESSION: requests one legacy session may have in progress (a batch counts as its members), 1–1000; more get 429. Default 16. */
   maxConcurrentPerSession: number;
+  /**
+   * MAX_CONCURRENT_PER_PRINCIPAL: requests one authenticated principal may have in progress in this
+   * process, over all its legacy sessions and modern requests together (a batch counts as its
+   * members; open GET streams do not count), 1–100000; more get 429. With authentication off, modern
+   * requests share one anonymous budget of this size. Default 32.
+   */
+  maxConcurrentPerPrincipal: number;
+  /**
+   * MAX_CONNECTIONS: open TCP connections on PORT, 1–1000000; the server closes further ones as soon
+   * as they are accepted. Default MAX_SESSIONS + 500 (1500): room for every session's GET stream and
+   * for the requests in progress beside them.
+   */
+  maxConnections: number;
+  /**
+   * WRITE_TIMEOUT_MS: longest the server holds answer bytes a client does not take, 1000–600000: when
+   * a connection has unsent bytes and none of them leave for this long, it is closed. Default 30000.
+   */
+  writeTimeoutMs: number;
   /**
    * What one tool call may ask for: MAX_QUERY_CHARS (1–100000, default 1000), MAX_TOP_K (1–1000,
    * default 50), MAX_DOCUMENT_CHARS (get_document max_chars, 100–1000000, default 100000),
@@ -283,6 +307,9 @@ const envSchema = z.object({
   MAX_BODY_BYTES: integer(1024, 64 * 1024 * 1024),
   REQUEST_TIMEOUT_MS: integer(1000, 600_000),
   MAX_CONCURRENT_PER_SESSION: integer(1, 1000),
+  MAX_CONCURRENT_PER_PRINCIPAL: integer(1, 100_000),
+  MAX_CONNECTIONS: integer(1, 1_000_000),
+  WRITE_TIMEOUT_MS: integer(1000, 600_000),
   MAX_QUERY_CHARS: integer(1, 100_000),
   MAX_TOP_K: integer(1, 1000),
   MAX_DOCUMENT_CHARS: integer(100, 1_000_000),
@@ -643,6 +670,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   if (problems.length > 0 || auth === undefined) throw new ConfigError(problems);
 
   const publicUrl = (e.PUBLIC_URL ?? defaultPublicUrl(host, port)).replace(/\/+$/, '');
+  const maxSessions = e.MAX_SESSIONS ?? 1000;
   const resource = `${publicUrl}/mcp`;
   return {
     corpusDir: e.CORPUS_DIR ?? DEFAULT_CORPUS_DIR,
@@ -650,9 +678,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     port,
     metricsPort: e.METRICS_PORT,
     publicUrl,
-    maxSessions: e.MAX_SESSIONS ?? 1000,
+    maxSessions,
     sessionIdleTtlSeconds: e.SESSION_IDLE_TTL ?? 1800,
-    maxSessionsPerPrincipal: Math.min(e.MAX_SESSIONS_PER_PRINCIPAL ?? 200, e.MAX_SESSIONS ?? 1000),
+    maxSessionsPerPrincipal: Math.min(e.MAX_SESSIONS_PER_PRINCIPAL ?? 32, maxSessions),
     chunkWords: e.CHUNK_WORDS,
     chunkOverlapWords: e.CHUNK_OVERLAP_WORDS,
     bm25K1: e.BM25_K1,
@@ -663,6 +691,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     maxBodyBytes: e.MAX_BODY_BYTES ?? 1_048_576,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS ?? 30_000,
     maxConcurrentPerSession: e.MAX_CONCURRENT_PER_SESSION ?? 16,
+    maxConcurrentPerPrincipal: e.MAX_CONCURRENT_PER_PRINCIPAL ?? DEFAULT_MAX_CONCURRENT_PER_PRINCIPAL,
+    maxConnections: e.MAX_CONNECTIONS ?? maxSessions + 500,
+    writeTimeoutMs: e.WRITE_TIMEOUT_MS ?? 30_000,
     toolLimits: {
       maxQueryChars: e.MAX_QUERY_CHARS ?? 1000,
       maxTopK: e.MAX_TOP_K ?? 50,

@@ -15,7 +15,10 @@ const dockerfile = parseDockerfile(read('Dockerfile'));
 const runtime = dockerfile.runtime;
 const runtimeEnv = envOf(runtime);
 const fly = parseToml(read('fly.toml')) as Record<string, unknown> & {
-  http_service: Record<string, unknown> & { checks: Array<Record<string, unknown>> };
+  http_service: Record<string, unknown> & {
+    checks: Array<Record<string, unknown>>;
+    concurrency: { type: string; soft_limit: number; hard_limit: number };
+  };
   env: Record<string, string>;
   metrics: { port: number; path: string };
   build: { dockerfile: string };
@@ -143,6 +146,17 @@ describe('fly.toml', () => {
     expect(fly.metrics).toEqual({ port: Number(fly.env.METRICS_PORT), path: '/metrics' });
     expect(fly.metrics.port).not.toBe(fly.http_service.internal_port);
     expect(loadConfig({ ...fly.env, AUTH_TOKENS: 'x'.repeat(32) }).metricsPort).toBe(fly.metrics.port);
+  });
+
+  it("sizes the proxy's concurrency against the server's caps", () => {
+    const config = loadConfig({ ...fly.env, AUTH_TOKENS: 'x'.repeat(32) });
+    const { type, soft_limit: soft, hard_limit: hard } = fly.http_service.concurrency;
+    expect(type).toBe('requests'); // an SSE stream is one request for its whole life
+    expect(hard).toBeGreaterThanOrEqual(config.maxSessions); // every session may hold its stream
+    expect(hard).toBeLessThan(config.maxConnections); // the proxy holds back before the process refuses connections
+    // One principal at its caps (streams + requests in progress) fills at most a tenth of it.
+    expect((config.maxSessionsPerPrincipal + config.maxConcurrentPerPrincipal) * 10).toBeLessThanOrEqual(hard);
+    expect(soft).toBeLessThan(hard);
   });
 
   it('keeps secrets out of [env]', () => {

@@ -275,7 +275,7 @@ describe('dual-era /mcp: the in-flight bound is per principal in the modern era'
     server = await startTestServer({
       files: SAMPLE_FILES,
       buildIndex: false,
-      maxConcurrentPerSession: 2,
+      maxConcurrentPerPrincipal: 2,
       authenticate: asPrincipal,
       onToolCall: (event) => calls.push(event),
     });

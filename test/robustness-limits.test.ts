@@ -12,6 +12,7 @@ import { connectClient, eventually, startTestServer } from './support/test-serve
 import type { TestServer, TestServerOptions } from './support/test-server.js';
 import { initializeBody, openSession, openSseStream } from './support/raw-mcp.js';
 import { messagesOf, onSession, post } from './robustness-support.js';
+import { modernRequest } from './support/modern-mcp.js';
 
 const FILES = { 'guide.md': '# Guide\n\nSessions expire after an idle timeout.\n' };
 
@@ -36,9 +37,25 @@ describe('limits', () => {
         maxBodyBytes: 1_048_576,
         requestTimeoutMs: 30_000,
         maxConcurrentPerSession: 16,
+        maxConcurrentPerPrincipal: 32,
         maxSessions: 1000,
+        maxSessionsPerPrincipal: 32,
         sessionIdleTtlSeconds: 1800,
+        maxConnections: 1500,
+        writeTimeoutMs: 30_000,
       });
+    });
+
+    it('reads the per-principal, connection and write limits, sizing MAX_CONNECTIONS after MAX_SESSIONS unless it is set', () => {
+      expect(loadConfig({ MAX_CONCURRENT_PER_PRINCIPAL: '5', MAX_CONNECTIONS: '64', WRITE_TIMEOUT_MS: '2000' })).toMatchObject({
+        maxConcurrentPerPrincipal: 5,
+        maxConnections: 64,
+        writeTimeoutMs: 2000,
+      });
+      expect(loadConfig({ MAX_SESSIONS: '100' }).maxConnections).toBe(600);
+      expect(() => loadConfig({ MAX_CONCURRENT_PER_PRINCIPAL: '0', MAX_CONNECTIONS: '0', WRITE_TIMEOUT_MS: '999' })).toThrow(
+        /MAX_CONCURRENT_PER_PRINCIPAL="0": must be at least 1[\s\S]*MAX_CONNECTIONS="0": must be at least 1[\s\S]*WRITE_TIMEOUT_MS="999": must be at least 1000/,
+      );
     });
 
     it('reads each limit from the environment and refuses values out of range, naming them all', () => {
@@ -193,6 +210,78 @@ describe('limits', () => {
     });
   });
 
+  describe('concurrent requests per principal', () => {
+    const TOKEN_A = 'a'.repeat(40);
+    const TOKEN_B = 'b'.repeat(40);
+    const as = (token: string, session?: string) => ({ authorization: `Bearer ${token}`, ...(session === undefined ? {} : onSession(session)) });
+    async function openAs(server: TestServer, token: string): Promise<string> {
+      const init = await post(server.mcpUrl, JSON.stringify(initializeBody()), as(token));
+      const id = init.headers.get('mcp-session-id');
+      if (init.status !== 200 || id === null) throw new Error(`initialize answered ${init.status}`);
+      expect((await post(server.mcpUrl, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), as(token, id))).status).toBe(202);
+      return id;
+    }
+    const modernCall = (server: TestServer, token: string, id: number) =>
+      modernRequest(server.mcpUrl, { method: 'tools/call', params: { name: 'list_documents', arguments: {} }, headers: as(token), id });
+
+    it('bounds one principal over all its sessions and modern requests together with 429 and Retry-After; other principals are served', async () => {
+      const { authenticate } = createAuthentication({ auth: loadConfig({ AUTH_TOKENS: `${TOKEN_A},${TOKEN_B}` }).auth });
+      // Unbuilt index: tool calls wait for it, so they stay in flight until the test builds it.
+      const server = await start({ authenticate, buildIndex: false, maxConcurrentPerSession: 2, maxConcurrentPerPrincipal: 3 });
+      const [a1, a2, a3] = [await openAs(server, TOKEN_A), await openAs(server, TOKEN_A), await openAs(server, TOKEN_A)];
+      const b = await openAs(server, TOKEN_B);
+      // Each session stays within its own bound of 2; together they reach the principal's 3.
+      const waiting = [post(server.mcpUrl, toolCall(1), as(TOKEN_A, a1)), post(server.mcpUrl, toolCall(2), as(TOKEN_A, a1)), post(server.mcpUrl, toolCall(3), as(TOKEN_A, a2))];
+      await eventually(async () => (await post(server.mcpUrl, ping('probe'), as(TOKEN_A, a3))).status === 429);
+
+      const refused = await post(server.mcpUrl, toolCall(4), as(TOKEN_A, a3));
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(JSON.parse(refused.text)).toMatchObject({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Too Many Requests: this principal already has 3 requests in progress (the limit is 3); wait for one to finish or retry after 1 s' },
+      });
+      // A new session or a modern request is no way around it.
+      expect((await post(server.mcpUrl, JSON.stringify(initializeBody()), as(TOKEN_A))).status).toBe(429);
+      const modern = await modernCall(server, TOKEN_A, 5);
+      expect(modern.status).toBe(429);
+      expect(modern.message?.error?.message).toMatch(/this principal already has 3 requests in progress/);
+      // Another principal is untouched, in both eras.
+      expect((await post(server.mcpUrl, ping(6), as(TOKEN_B, b))).status).toBe(200);
+
+      server.buildIndex();
+      for (const response of await Promise.all(waiting)) {
+        expect(response.status).toBe(200);
+        expect(messagesOf(response)[0]).toMatchObject({ result: { structuredContent: { query: 'sessions' } } });
+      }
+      expect((await modernCall(server, TOKEN_B, 7)).status).toBe(200);
+      // The slots were released.
+      expect((await post(server.mcpUrl, toolCall(8), as(TOKEN_A, a3))).status).toBe(200);
+      expect((await modernCall(server, TOKEN_A, 9)).status).toBe(200);
+    });
+
+    it('counts a modern request against the same budget as the principal\'s sessions', async () => {
+      const { authenticate } = createAuthentication({ auth: loadConfig({ AUTH_TOKENS: TOKEN_A }).auth });
+      const server = await start({ authenticate, buildIndex: false, maxConcurrentPerSession: 5, maxConcurrentPerPrincipal: 2 });
+      const session = await openAs(server, TOKEN_A);
+      const waiting = [modernCall(server, TOKEN_A, 1), modernCall(server, TOKEN_A, 2)];
+      await eventually(async () => (await post(server.mcpUrl, ping('probe'), as(TOKEN_A, session))).status === 429);
+      server.buildIndex();
+      for (const answer of await Promise.all(waiting)) expect(answer.status).toBe(200);
+      expect((await post(server.mcpUrl, ping('after'), as(TOKEN_A, session))).status).toBe(200);
+    });
+
+    it('leaves legacy sessions bounded per session only when authentication is off', async () => {
+      const server = await start({ buildIndex: false, maxConcurrentPerSession: 1, maxConcurrentPerPrincipal: 1 });
+      const [s1, s2] = [await openSession(server.mcpUrl), await openSession(server.mcpUrl)];
+      const waiting = post(server.mcpUrl, toolCall(1), onSession(s1));
+      await eventually(async () => (await post(server.mcpUrl, ping('probe'), onSession(s1))).status === 429);
+      expect((await post(server.mcpUrl, ping(2), onSession(s2))).status).toBe(200);
+      server.buildIndex();
+      expect((await waiting).status).toBe(200);
+    });
+  });
+
   describe('request timeout', () => {
     it('answers a tool call that cannot be served in time with a tool error saying to retry, while ping still answers', async () => {
       const server = await start({ buildIndex: false, indexWaitMs: 300 });
@@ -271,9 +360,9 @@ describe('limits', () => {
       expect(holder.status).toBe(413);
     });
 
-    it('defaults to 200 per principal, never above MAX_SESSIONS', () => {
-      expect(loadConfig({}).maxSessionsPerPrincipal).toBe(200);
-      expect(loadConfig({ MAX_SESSIONS: '50' }).maxSessionsPerPrincipal).toBe(50);
+    it('defaults to 32 per principal, never above MAX_SESSIONS', () => {
+      expect(loadConfig({}).maxSessionsPerPrincipal).toBe(32);
+      expect(loadConfig({ MAX_SESSIONS: '20' }).maxSessionsPerPrincipal).toBe(20);
       expect(loadConfig({ MAX_SESSIONS_PER_PRINCIPAL: '7' }).maxSessionsPerPrincipal).toBe(7);
     });
   });

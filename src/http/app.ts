@@ -60,11 +60,13 @@ export interface AppOptions {
   sharedRevocations?: SharedRevocations;
   /** Largest request body accepted on /mcp, in bytes, ≥ 1; larger ones get 413. Default 1 048 576 (1 MiB). */
   maxBodyBytes?: number;
-  /**
-   * JSON-RPC requests one legacy session, or one principal's modern requests together, may have in
-   * progress, ≥ 1 (a batch counts as its members); more get 429. Default 16.
-   */
+  /** JSON-RPC requests one legacy session may have in progress, ≥ 1 (a batch counts as its members); more get 429. Default 16. */
   maxConcurrentPerSession?: number;
+  /**
+   * JSON-RPC requests one principal may have in progress over all its sessions and modern requests,
+   * ≥ 1; more get 429. See mcpHandler. Default DEFAULT_MAX_CONCURRENT_PER_PRINCIPAL (config.ts).
+   */
+  maxConcurrentPerPrincipal?: number;
   /** Longest a tool call waits for the index before it is answered with an error, in milliseconds. Default 30000 (main passes REQUEST_TIMEOUT_MS). */
   indexWaitMs?: number;
   /** Bounds on what one tool call may ask for (query length, top_k, max_chars, page size). Default DEFAULT_TOOL_LIMITS. */
@@ -119,6 +121,7 @@ export function createApp(options: AppOptions): CorpusApp {
     maxSessionsPerPrincipal,
     maxBodyBytes = 1_048_576,
     maxConcurrentPerSession,
+    maxConcurrentPerPrincipal,
     indexWaitMs,
     toolLimits,
     serverInfo,
@@ -196,7 +199,7 @@ export function createApp(options: AppOptions): CorpusApp {
       onError: (c) => c.json(jsonRpcErrorBody(SERVER_ERROR, `Payload Too Large: the request body must not exceed ${maxBodyBytes} bytes`), 413),
     }),
   );
-  app.all('/mcp', mcpHandler({ durable, createServer, modern, logger, maxConcurrentPerSession, onForeignSession, onRequestEra, onSessionLookup }));
+  app.all('/mcp', mcpHandler({ durable, createServer, modern, logger, maxConcurrentPerSession, maxConcurrentPerPrincipal, onForeignSession, onRequestEra, onSessionLookup }));
 
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp` }, 404));
   app.onError((error, c) => {

@@ -16,6 +16,7 @@ import { createAuthentication } from './authentication.js';
 import type { Authentication, AuthenticationOptions } from './authentication.js';
 import { requestScopedLogger } from './middleware/request-id.js';
 import { revocationsInStore } from './session-revocations.js';
+import { guardSockets } from './socket-guards.js';
 import { createOperations } from './operations.js';
 import type { Operations, OperationsOptions } from './operations.js';
 
@@ -59,7 +60,7 @@ export interface AssembledServer {
   authentication: Authentication;
   /** Embeddings and rerank: call `serve(index)` once the index is built. */
   semantic: SemanticService;
-  /** Once listening: live session gauge and the drain's target. */
+  /** Once listening: live session gauge, the drain's target, MAX_CONNECTIONS and the write deadline. */
   attach(server: Server): void;
 }
 
@@ -131,6 +132,7 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     // One setting, two bounds: the socket's request timeout (server-options.ts, in main) and this.
     indexWaitMs: config.requestTimeoutMs,
     maxConcurrentPerSession: config.maxConcurrentPerSession,
+    maxConcurrentPerPrincipal: config.maxConcurrentPerPrincipal,
     toolLimits: config.toolLimits,
     serverInfo: { name: 'corpus-mcp', version },
     logQueries: config.logQueries,
@@ -141,5 +143,18 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     onSessionLookup: (outcome) => ops.metrics.recordSessionIdOutcome(outcome),
     ...overrides,
   });
-  return { corpusApp, ops, authentication, semantic, attach: (server) => ops.attach(server, corpusApp) };
+  const attach = (server: Server) => {
+    ops.attach(server, corpusApp);
+    guardSockets(server, {
+      maxConnections: config.maxConnections,
+      writeTimeoutMs: config.writeTimeoutMs,
+      onRefused: () => ops.metrics.recordConnectionDropped('max_connections'),
+      onWriteTimeout: (unsentBytes) => {
+        ops.metrics.recordConnectionDropped('write_timeout');
+        // One line per connection held for WRITE_TIMEOUT_MS: at most MAX_CONNECTIONS per timeout.
+        logger.info({ unsent_bytes: unsentBytes, write_timeout_ms: config.writeTimeoutMs }, 'connection closed: its client did not take the answer in time');
+      },
+    });
+  };
+  return { corpusApp, ops, authentication, semantic, attach };
 }

@@ -32,6 +32,10 @@ export const AUTH_FAILURE_REASONS = [
 ] as const;
 export type AuthFailureReason = (typeof AUTH_FAILURE_REASONS)[number];
 
+/** Why the server closed a connection itself: refused past MAX_CONNECTIONS, or an answer not taken within WRITE_TIMEOUT_MS. */
+export const CONNECTION_DROP_REASONS = ['max_connections', 'write_timeout'] as const;
+export type ConnectionDropReason = (typeof CONNECTION_DROP_REASONS)[number];
+
 const HTTP_METHODS = new Set(['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS']);
 
 /** Seconds; spans a cached search (~ms) up to a slow first call waiting for the index. */
@@ -94,6 +98,8 @@ export interface Metrics {
   recordAuthFailure(reason: string): void;
   /** A request named a session this process did not hold and it was re-created, or its session id was refused. */
   recordSessionIdOutcome(outcome: SessionRefusal | 'restored'): void;
+  /** The server closed a connection to protect itself (see CONNECTION_DROP_REASONS). */
+  recordConnectionDropped(reason: ConnectionDropReason): void;
   /** Built-in sign-in: a person signed in, was denied by the allowlist, or lost access (revocation). */
   recordSignInEvent(event: 'signin' | 'denied' | 'revoked'): void;
   setIndexStats(stats: IndexGaugeValues): void;
@@ -213,6 +219,13 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     registers,
   });
   for (const event of ['signin', 'denied', 'revoked'] as const) signInEvents.inc({ event }, 0);
+  const connectionsDropped = new Counter({
+    name: 'corpus_mcp_connections_dropped_total',
+    help: 'Connections the server closed itself, by reason: max_connections (accepted past MAX_CONNECTIONS and closed at once), write_timeout (an answer the client did not take within WRITE_TIMEOUT_MS).',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  for (const reason of CONNECTION_DROP_REASONS) connectionsDropped.inc({ reason }, 0);
   const indexDocuments = new Gauge({ name: 'corpus_mcp_index_documents', help: 'Documents in the index.', registers });
   const indexChunks = new Gauge({ name: 'corpus_mcp_index_chunks', help: 'Chunks in the index.', registers });
   const indexTerms = new Gauge({ name: 'corpus_mcp_index_terms', help: 'Distinct terms in the index.', registers });
@@ -288,6 +301,9 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     },
     recordSignInEvent(event) {
       signInEvents.inc({ event });
+    },
+    recordConnectionDropped(reason) {
+      connectionsDropped.inc({ reason });
     },
     recordAuthFailure(reason) {
       authFailures.inc({ reason: authReasons.has(reason) ? reason : 'other' });

@@ -15,6 +15,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { isLegacyRequest } from '@modelcontextprotocol/server';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import { DEFAULT_MAX_CONCURRENT_PER_PRINCIPAL } from '../../config.js';
 import { silentLogger } from '../../logger.js';
 import type { Logger } from '../../logger.js';
 import type { McpEra } from '../../mcp/mcp-service.js';
@@ -32,12 +33,20 @@ export interface McpHandlerOptions {
   modern: McpHttpHandler;
   logger?: Logger;
   /**
-   * JSON-RPC requests one legacy session, or one principal's modern requests together, may have in
-   * progress at once, ≥ 1 (a batch counts as its members); more get 429 with Retry-After. A request
-   * counts until its response has been read to the end or abandoned. With authentication off, every
-   * modern request counts against one shared anonymous principal. Default 16.
+   * JSON-RPC requests one legacy session may have in progress at once, ≥ 1 (a batch counts as its
+   * members); more get 429 with Retry-After. A request counts until its response has been read to the
+   * end or abandoned. Default 16.
    */
   maxConcurrentPerSession?: number;
+  /**
+   * JSON-RPC requests one authenticated principal may have in progress at once, over all its legacy
+   * sessions (initialize included) and its modern requests together, ≥ 1; counted and answered like
+   * the per-session bound. An open GET stream is not a request in progress: each session holds at
+   * most one, and sessions per principal are bounded by the registry. With authentication off,
+   * legacy sessions are bounded per session only, and every modern request counts against one shared
+   * anonymous principal. Default DEFAULT_MAX_CONCURRENT_PER_PRINCIPAL (config.ts).
+   */
+  maxConcurrentPerPrincipal?: number;
   /** Called when a request names a session that belongs to another principal (metrics). Must not throw. */
   onForeignSession?: () => void;
   /** Called when a request's session id is refused for any reason, or re-created (metrics). Must not throw. */
@@ -53,9 +62,18 @@ const ANONYMOUS = '';
 const RETRY_AFTER_SECONDS = 1;
 
 /**
+ * Largest piece of an answer handed to the socket in one write. An answer is one chunk (a JSON body,
+ * or one SSE event), up to megabytes; Node reports a write done only when all of it has left, so a
+ * client reading a big answer slowly would look stuck to the write deadline (socket-guards.ts) until
+ * its very last byte. In pieces, every piece taken shows progress.
+ */
+const WRITE_PIECE_BYTES = 64 * 1024;
+
+/**
  * The same response, calling `done` exactly once when its body has been read to the end, failed, or
- * was cancelled by the client going away. A POST's answer is an SSE stream that ends only when the
- * request has been answered, so this is when the request stops holding resources.
+ * was cancelled by the client going away (or cut off by the write deadline). A POST's answer is an
+ * SSE stream that ends only when the request has been answered, so this is when the request stops
+ * holding resources. The body is passed on in pieces of at most WRITE_PIECE_BYTES.
  */
 function onceFinished(response: Response, done: () => void): Response {
   const body = response.body;
@@ -71,16 +89,23 @@ function onceFinished(response: Response, done: () => void): Response {
     }
   };
   const reader = body.getReader();
+  /** What is left of the chunk being passed on (views of it, never copies). */
+  let rest: Uint8Array | undefined;
   const tracked = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const { done: end, value } = await reader.read();
-        if (end) {
-          finish();
-          controller.close();
-        } else {
-          controller.enqueue(value);
+        let chunk: Uint8Array | undefined = rest;
+        if (chunk === undefined) {
+          const read = await reader.read();
+          if (read.done) {
+            finish();
+            controller.close();
+            return;
+          }
+          chunk = read.value as Uint8Array;
         }
+        rest = chunk.byteLength > WRITE_PIECE_BYTES ? chunk.subarray(WRITE_PIECE_BYTES) : undefined;
+        controller.enqueue(rest === undefined ? chunk : chunk.subarray(0, WRITE_PIECE_BYTES));
       } catch (error) {
         finish();
         controller.error(error);
@@ -144,44 +169,97 @@ export function mcpHandler({
   modern,
   logger = silentLogger,
   maxConcurrentPerSession = 16,
+  maxConcurrentPerPrincipal = DEFAULT_MAX_CONCURRENT_PER_PRINCIPAL,
   onForeignSession,
   onRequestEra,
   onSessionLookup,
 }: McpHandlerOptions) {
-  if (!Number.isInteger(maxConcurrentPerSession) || maxConcurrentPerSession < 1) {
-    throw new RangeError(`mcpHandler: maxConcurrentPerSession must be a whole number ≥ 1, got ${maxConcurrentPerSession}`);
+  for (const [name, value] of [['maxConcurrentPerSession', maxConcurrentPerSession], ['maxConcurrentPerPrincipal', maxConcurrentPerPrincipal]] as const) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`mcpHandler: ${name} must be a whole number ≥ 1, got ${value}`);
   }
   /** Requests in progress per live session (a batch counts as its members); an ended session's entry goes with it. */
   const inFlight = new WeakMap<Session, number>();
-  /** Modern requests in progress per principal id; an entry is removed when it drops to 0. */
-  const inFlightModern = new Map<string, number>();
+  /** Requests in progress per principal id, both eras; an entry is removed when it drops to 0. */
+  const inFlightByPrincipal = new Map<string, number>();
+
+  /** One bound on requests in progress: how many run now, how many may, and how to name it in a refusal. */
+  interface Budget {
+    running(): number;
+    limit: number;
+    holder: string;
+    add(delta: number): void;
+  }
+  const sessionBudget = (session: Session): Budget => ({
+    running: () => inFlight.get(session) ?? 0,
+    limit: maxConcurrentPerSession,
+    holder: 'this session',
+    add: (delta) => inFlight.set(session, (inFlight.get(session) ?? 0) + delta),
+  });
+  const principalBudget = (principal: string): Budget => ({
+    running: () => inFlightByPrincipal.get(principal) ?? 0,
+    limit: maxConcurrentPerPrincipal,
+    holder: principal === ANONYMOUS ? 'this server (authentication is off)' : 'this principal',
+    add: (delta) => {
+      const left = (inFlightByPrincipal.get(principal) ?? 0) + delta;
+      if (left > 0) inFlightByPrincipal.set(principal, left);
+      else inFlightByPrincipal.delete(principal);
+    },
+  });
+  /** The authenticated principal's budget, if any: anonymous legacy requests are bounded per session. */
+  const legacyBudgets = (c: Context<AppEnv>): Budget[] => {
+    const principal = c.get('principal')?.id;
+    return principal === undefined ? [] : [principalBudget(principal)];
+  };
 
   /**
-   * Admits a request of `weight` JSON-RPC messages against a budget that already has `running` in
-   * progress, or answers why not: a batch larger than the whole budget can never fit (400), a full
-   * budget is told to slow down (429). `holder` names the budget in the message.
+   * Admits a request of `weight` JSON-RPC messages against a budget, or answers why not: a batch
+   * larger than the whole budget can never fit (400), a full budget is told to slow down (429).
    */
-  function refuseOverBudget(c: Context<AppEnv>, weight: number, running: number, holder: string): Response | undefined {
-    if (weight > maxConcurrentPerSession) {
+  function refuseOverBudget(c: Context<AppEnv>, weight: number, { running, limit, holder }: Budget): Response | undefined {
+    if (weight > limit) {
       return c.json(
         jsonRpcErrorBody(
           INVALID_REQUEST,
-          `Invalid Request: a batch of ${weight} messages exceeds the ${maxConcurrentPerSession} requests ${holder} may have in progress; send at most ${maxConcurrentPerSession} at a time`,
+          `Invalid Request: a batch of ${weight} messages exceeds the ${limit} requests ${holder} may have in progress; send at most ${limit} at a time`,
         ),
         400,
       );
     }
-    if (running + weight > maxConcurrentPerSession) {
+    const now = running();
+    if (now + weight > limit) {
       return c.json(
         jsonRpcErrorBody(
           SERVER_ERROR,
-          `Too Many Requests: ${holder} already has ${running} requests in progress (the limit is ${maxConcurrentPerSession}); wait for one to finish or retry after ${RETRY_AFTER_SECONDS} s`,
+          `Too Many Requests: ${holder} already has ${now} requests in progress (the limit is ${limit}); wait for one to finish or retry after ${RETRY_AFTER_SECONDS} s`,
         ),
         429,
         { 'Retry-After': String(RETRY_AFTER_SECONDS) },
       );
     }
     return undefined;
+  }
+
+  /**
+   * Serves `produce` if every budget has room for `weight` more, counting it against all of them
+   * until its answer has been read to the end or abandoned; otherwise answers the first refusal.
+   */
+  async function counted(c: Context<AppEnv>, weight: number, budgets: readonly Budget[], produce: () => Promise<Response>): Promise<Response> {
+    for (const budget of budgets) {
+      const refusal = refuseOverBudget(c, weight, budget);
+      if (refusal) return refusal;
+    }
+    for (const budget of budgets) budget.add(weight);
+    const release = () => {
+      for (const budget of budgets) budget.add(-weight);
+    };
+    let response: Response;
+    try {
+      response = await produce();
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return onceFinished(response, release);
   }
 
   const report = (outcome: SessionRefusal | 'restored') => {
@@ -205,7 +283,7 @@ export function mcpHandler({
         400,
       );
     }
-    return sessions.open(c.req.raw, body.parsed, c.get('principal')?.id, c.get('authInfo'));
+    return counted(c, weightOf(body), legacyBudgets(c), () => sessions.open(c.req.raw, body.parsed, c.get('principal')?.id, c.get('authInfo')));
   }
 
   /** DELETE of a session this process does not hold: the id is revoked without re-creating anything. */
@@ -250,23 +328,12 @@ export function mcpHandler({
     // One client flooding its session with requests it does not read must not hold unbounded
     // streams and buffers; it is told to slow down, and other sessions are unaffected. A JSON-RPC
     // batch counts as the requests it holds (the SDK accepts up to 100 in one POST), so batching
-    // cannot multiply the limit.
-    const weight = weightOf(body);
-    const running = inFlight.get(session) ?? 0;
-    const refusal = refuseOverBudget(c, weight, running, 'this session');
-    if (refusal) return refusal;
-    inFlight.set(session, running + weight);
-    const release = () => inFlight.set(session, (inFlight.get(session) ?? weight) - weight);
-    let response: Response;
-    try {
-      // Unparseable bodies go to the transport as they came, so it answers them exactly as it would.
-      const request = body.parsedOk ? c.req.raw : new Request(c.req.raw.url, { method: 'POST', headers: c.req.raw.headers, body: body.text });
-      response = await session.transport.handleRequest(request, body.parsedOk ? { authInfo: c.get('authInfo'), parsedBody: body.parsed } : { authInfo: c.get('authInfo') });
-    } catch (error) {
-      release();
-      throw error;
-    }
-    return onceFinished(response, release);
+    // cannot multiply the limit. Opening more sessions cannot either: the principal's bound spans them.
+    // Unparseable bodies go to the transport as they came, so it answers them exactly as it would.
+    const request = body.parsedOk ? c.req.raw : new Request(c.req.raw.url, { method: 'POST', headers: c.req.raw.headers, body: body.text });
+    return counted(c, weightOf(body), [sessionBudget(session), ...legacyBudgets(c)], () =>
+      session.transport.handleRequest(request, body.parsedOk ? { authInfo: c.get('authInfo'), parsedBody: body.parsed } : { authInfo: c.get('authInfo') }),
+    );
   }
 
   /**
@@ -274,25 +341,8 @@ export function mcpHandler({
    * answers the revision's own refusals (-32020 header/body mismatch, -32022 unsupported version).
    */
   async function serveModern(c: Context<AppEnv>, body: ReadBody): Promise<Response> {
-    const principal = c.get('principal')?.id ?? ANONYMOUS;
-    const weight = weightOf(body);
-    const running = inFlightModern.get(principal) ?? 0;
-    const refusal = refuseOverBudget(c, weight, running, principal === ANONYMOUS ? 'this server (authentication is off)' : 'this principal');
-    if (refusal) return refusal;
-    inFlightModern.set(principal, running + weight);
-    const release = () => {
-      const left = (inFlightModern.get(principal) ?? weight) - weight;
-      if (left > 0) inFlightModern.set(principal, left);
-      else inFlightModern.delete(principal);
-    };
-    let response: Response;
-    try {
-      response = await modern.fetch(c.req.raw, { authInfo: c.get('authInfo'), parsedBody: body.parsed });
-    } catch (error) {
-      release();
-      throw error;
-    }
-    return onceFinished(response, release);
+    const budget = principalBudget(c.get('principal')?.id ?? ANONYMOUS);
+    return counted(c, weightOf(body), [budget], () => modern.fetch(c.req.raw, { authInfo: c.get('authInfo'), parsedBody: body.parsed }));
   }
 
   function routed(c: Context<AppEnv>, era: McpEra): void {
@@ -317,7 +367,11 @@ export function mcpHandler({
     const legacy = sessionId !== undefined || body === undefined || !body.parsedOk || (await isLegacyRequest(c.req.raw, body.parsed));
     routed(c, legacy ? 'legacy' : 'modern');
     if (!legacy) return serveModern(c, body!);
-    if (durable === undefined) return serveWithoutSession(c, body, createServer, logger);
+    if (durable === undefined) {
+      return body === undefined
+        ? serveWithoutSession(c, body, createServer, logger)
+        : counted(c, weightOf(body), legacyBudgets(c), () => serveWithoutSession(c, body, createServer, logger));
+    }
     if (sessionId !== undefined) return onSession(c, durable, sessionId, body);
     if (body !== undefined) return startSession(c, durable, body);
     return c.json(jsonRpcErrorBody(SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required'), 400);
