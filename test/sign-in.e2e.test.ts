@@ -2,7 +2,7 @@
 // started here (an OpenID provider playing Google, an app shaped like GitHub), a browser that signs in
 // and consents, and a client playing Claude (the MCP SDK's auth(): discovery, DCR or a client ID
 // metadata document, PKCE, resource indicator) — from the 401 on /mcp to a search tool call.
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,9 +31,19 @@ const cimdFetch = async (url: URL | string) => {
 };
 
 const root = new URL('../', import.meta.url).pathname;
-function runAuthTool(args: string[], dataDir: string) {
-  return spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/auth-tool.ts'), ...args], {
-    cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, AUTH_DATA_DIR: dataDir }, timeout: 60_000,
+/**
+ * Runs the operator's tool as its own process. Asynchronously: the server under test lives in this
+ * process, and an event loop blocked for seconds (spawnSync on a loaded machine) wakes up with its
+ * keep-alive timers and the next request racing for the same socket (ECONNRESET).
+ */
+function runAuthTool(args: string[], dataDir: string): Promise<{ status: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'src/auth-tool.ts'), ...args],
+      { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, AUTH_DATA_DIR: dataDir }, timeout: 60_000 },
+      (error, stdout) => (error !== null && typeof error.code !== 'number' ? reject(error) : resolve({ status: error === null ? 0 : (error.code as number), stdout })),
+    );
   });
 }
 
@@ -323,16 +333,16 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
 
   it('ends access at once with `npm run auth -- revoke <email>`', async () => {
     const { client, tokens } = await signIn(server);
-    const listed = runAuthTool(['grants'], dataDir);
+    const listed = await runAuthTool(['grants'], dataDir);
     expect(listed.status).toBe(0);
     expect(listed.stdout).toContain(ADA.email);
-    const revoked = runAuthTool(['revoke', ADA.email], dataDir);
+    const revoked = await runAuthTool(['revoke', ADA.email], dataDir);
     expect(revoked.status).toBe(0);
     expect(revoked.stdout).toContain(ADA.email);
     expect(await mcpStatus(server, tokens.access_token)).toBe(401);
     const refresh = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
     expect(refresh.body.error).toBe('invalid_grant');
-    expect(runAuthTool(['grants'], dataDir).stdout).not.toContain(ADA.email);
+    expect((await runAuthTool(['grants'], dataDir)).stdout).not.toContain(ADA.email);
   });
 });
 
