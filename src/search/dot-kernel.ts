@@ -19,6 +19,8 @@
 
 /** Rows are padded to a multiple of this many floats. */
 export const DOT_LANES = 8;
+/** Rows of an int8 kernel are padded to a multiple of this many numbers: one step of its loop. */
+export const INT8_LANES = 64;
 
 const I32 = 0x7f;
 const V128 = 0x7b;
@@ -34,9 +36,11 @@ const op = {
   add: [0x6a],
   sub: [0x6b],
   eqz: [0x45],
+  ne: [0x47],
   f32add: [0x92],
   f32store: [0x38, 0x02, 0x00],
   v128load: (offset: number) => [0xfd, 0x00, 0x02, ...uleb(offset)],
+  load8x8s: (offset: number) => [0xfd, 0x01, 0x03, ...uleb(offset)],
   v128zero: [0xfd, 0x0c, ...new Array<number>(16).fill(0)],
   lane: (i: number) => [0xfd, 0x1f, i],
   f32x4add: [0xfd, 0xe4, 0x01],
@@ -45,10 +49,9 @@ const op = {
   i32lane: (i: number) => [0xfd, 0x1b, i],
   i32x4add: [0xfd, 0xae, 0x01],
   i32x4dotI16: [0xfd, 0xba, 0x01],
-  extendLowI8: [0xfd, 0x87, 0x01],
-  extendHighI8: [0xfd, 0x88, 0x01],
 };
-const [Q, ROW, N, DIMS, OUT, QP, D, A, B] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+// In the int8 function D holds the row's end address, and C, E are two more accumulators.
+const [Q, ROW, N, DIMS, OUT, QP, D, A, B, C, E] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 
 function uleb(value: number): number[] {
   const out: number[] = [];
@@ -98,20 +101,36 @@ function moduleBytes(): Uint8Array {
   ];
   const f32Lanes = (acc: number): number[] => [...op.get(acc), ...op.lane(0), ...[1, 2, 3].flatMap((i) => [...op.get(acc), ...op.lane(i), ...op.f32add])];
   const f32Code = rowLoop([...f32Accumulate(A, 0), ...f32Accumulate(B, 16)], 32, 32, 8, [...f32Lanes(A), ...f32Lanes(B), ...op.f32add, ...op.f32store]);
-  // int8 rows · int16 query: the 16 row bytes widen to two i16x8 halves, each dotted with 8 query values into i32 lanes.
-  const i8Accumulate = (acc: number, extend: number[], queryOffset: number): number[] => [
-    ...op.get(acc), ...op.get(ROW), ...op.v128load(0), ...extend, ...op.get(QP), ...op.v128load(queryOffset), ...op.i32x4dotI16, ...op.i32x4add, ...op.set(acc),
-  ];
+  // int8 rows · int16 query, 64 row bytes a step: each `v128.load8x8_s` sign-extends 8 row bytes to
+  // eight i16 lanes in the load itself (one x64 instruction), `i32x4.dot_i16x8_s` multiplies them with
+  // 8 query values and adds pairs into four i32 lanes, and four accumulators keep the additions
+  // independent. This does about half the instructions per byte of a 16-byte step that widens both
+  // halves of a full v128 load, which is what bounded the scan (docs/BENCHMARKS.md).
+  const i8Step = (k: number): number[] => {
+    const acc = [A, B, C, E][k % 4] as number;
+    return [...op.get(acc), ...op.get(ROW), ...op.load8x8s(k * 8), ...op.get(QP), ...op.v128load(k * 16), ...op.i32x4dotI16, ...op.i32x4add, ...op.set(acc)];
+  };
   const i32Lanes = (acc: number): number[] => [...op.get(acc), ...op.i32lane(0), ...[1, 2, 3].flatMap((i) => [...op.get(acc), ...op.i32lane(i), ...op.add])];
-  const i8Code = rowLoop(
-    [...i8Accumulate(A, op.extendLowI8, 0), ...i8Accumulate(B, op.extendHighI8, 16)],
-    16,
-    32,
-    16,
-    [...i32Lanes(A), ...i32Lanes(B), ...op.add, ...op.i32store],
-  );
-  const body = (code: number[]): number[] => {
-    const full = [2, 2, I32, 2, V128, ...code];
+  const i8Code = [
+    ...op.block, ...op.loop,
+    ...op.get(N), ...op.eqz, ...op.brIf(1),
+    ...[A, B, C, E].flatMap((acc) => [...op.v128zero, ...op.set(acc)]),
+    ...op.get(Q), ...op.set(QP), ...op.get(ROW), ...op.get(DIMS), ...op.add, ...op.set(D),
+    // A do-while over the row: strides are whole steps, never zero.
+    ...op.loop,
+    ...[0, 1, 2, 3, 4, 5, 6, 7].flatMap(i8Step),
+    ...step(ROW, INT8_LANES, op.add), ...step(QP, INT8_LANES * 2, op.add),
+    ...op.get(ROW), ...op.get(D), ...op.ne, ...op.brIf(0),
+    ...op.end,
+    ...op.get(OUT),
+    ...op.get(A), ...op.get(B), ...op.i32x4add, ...op.get(C), ...op.i32x4add, ...op.get(E), ...op.i32x4add, ...op.set(A),
+    ...i32Lanes(A), ...op.i32store,
+    ...step(OUT, 4, op.add), ...step(N, 1, op.sub),
+    ...op.br(0), ...op.end, ...op.end,
+    ...op.end,
+  ];
+  const body = (code: number[], vectors: number): number[] => {
+    const full = [2, 2, I32, vectors, V128, ...code];
     return [...uleb(full.length), ...full];
   };
   return Uint8Array.from([
@@ -120,7 +139,7 @@ function moduleBytes(): Uint8Array {
     ...section(3, [2, 0, 0]),
     ...section(5, [1, 0x00, 1]),
     ...section(7, [3, ...name('dots'), 0x00, 0, ...name('dotsI8'), 0x00, 1, ...name('memory'), 0x02, 0]),
-    ...section(10, [2, ...body(f32Code), ...body(i8Code)]),
+    ...section(10, [2, ...body(f32Code, 2), ...body(i8Code, 4)]),
   ]);
 }
 
@@ -164,9 +183,6 @@ export interface DotKernel<Row, Query, Scores> {
 export type Float32Kernel = DotKernel<Float32Array, Float32Array, Float32Array>;
 /** int8 rows, int16 query, int32 dot products (exact integer arithmetic: no rounding in the kernel). */
 export type Int8Kernel = DotKernel<Int8Array, Int16Array, Int32Array>;
-
-/** Rows of an int8 kernel are padded to a multiple of this many numbers. */
-export const INT8_LANES = 16;
 
 function instantiate(bytes: number): { buffer: ArrayBuffer; exports: Record<string, unknown> } | null {
   const wasm = kernelModule();
