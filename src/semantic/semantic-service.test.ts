@@ -55,6 +55,21 @@ describe('SemanticService', () => {
       expect(edited.cache!.size).toBe(4);
     });
 
+    it('embeds every chunk again when the saved cache belongs to another model or dimension request', async () => {
+      const first = service();
+      await first.serve(SearchIndex.build(DOCS));
+      const saved = first.cache!.toBytes();
+      for (const options of [{ model: 'other' }, { model: 'fake', dimensions: 8 }]) {
+        const callsBefore = fake.embeddedTexts().length;
+        const next = new SemanticService({ embeddings: createEmbeddingsClient({ url: fake.url, batchSize: 2, ...options }), logger: silentLogger, retryDelayMs: 50 });
+        next.seedCache(VectorCache.fromBytes(saved));
+        await next.serve(SearchIndex.build(DOCS));
+        expect(next.lastPass).toMatchObject({ chunks: 3, embedded: 3, reused: 0 });
+        expect(fake.embeddedTexts().length - callsBefore).toBe(3);
+        expect(next.cache!.model).not.toBe(first.cache!.model);
+      }
+    });
+
     it('re-embeds only the changed chunks when the same service serves a rebuilt index', async () => {
       const semantic = service();
       await semantic.serve(SearchIndex.build(DOCS));
@@ -62,15 +77,6 @@ describe('SemanticService', () => {
       await semantic.serve(SearchIndex.build([...DOCS, doc('d.txt', 'A new car.')]));
       expect(fake.embeddingCalls()).toBe(calls + 1);
       expect(semantic.lastPass).toMatchObject({ chunks: 4, embedded: 1, reused: 3 });
-    });
-
-    it('does not reuse vectors cached for another model', async () => {
-      const first = service();
-      await first.serve(SearchIndex.build(DOCS));
-      const other = new SemanticService({ embeddings: createEmbeddingsClient({ url: fake.url, model: 'other' }), logger: silentLogger });
-      other.seedCache(first.cache!);
-      await other.serve(SearchIndex.build(DOCS));
-      expect(other.lastPass).toMatchObject({ embedded: 3, reused: 0 });
     });
 
     it('goes degraded when the endpoint is down, keeps retrying in the background, and recovers', async () => {
