@@ -676,8 +676,11 @@ function refused(call: () => unknown): unknown {
 async function searchStages(corpusDir: string, claims: readonly string[]): Promise<void> {
   const { loadCorpus } = await import('../src/corpus/load-corpus.js');
   const { SearchIndex } = await import('../src/search/search-index.js');
-  const { searchDocuments } = await import('../src/mcp/tools/search-documents.js');
-  const { getDocument } = await import('../src/mcp/tools/get-document.js');
+  const { createSearchDocuments } = await import('../src/mcp/tools/search-documents.js');
+  const { createGetDocument } = await import('../src/mcp/tools/get-document.js');
+  const { DEFAULT_TOOL_LIMITS } = await import('../src/mcp/tools/tool-limits.js');
+  const searchDocuments = createSearchDocuments(DEFAULT_TOOL_LIMITS, false);
+  const getDocument = createGetDocument(DEFAULT_TOOL_LIMITS);
   const corpus = await loadCorpus(corpusDir);
   const index = SearchIndex.build(corpus.documents);
   const served = { index, skipped: corpus.skipped, generation: 1 };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
+import { DEFAULT_TOOL_LIMITS, resolveToolLimits, TOOL_LIMIT_RANGES } from './mcp/tools/tool-limits.js';
 
 describe('config', () => {
   describe('loadConfig', () => {
@@ -101,6 +102,25 @@ describe('config', () => {
     it('refuses a chunk overlap above half the chunk length', () => {
       expect(() => loadConfig({ CHUNK_WORDS: '100', CHUNK_OVERLAP_WORDS: '60' })).toThrow(/CHUNK_OVERLAP_WORDS="60": must be at most half of CHUNK_WORDS \(100\)/);
       expect(() => loadConfig({ CHUNK_OVERLAP_WORDS: '100' })).toThrow(/half of CHUNK_WORDS \(180\)/);
+    });
+
+    it.each([
+      ['MAX_QUERY_CHARS', 'maxQueryChars'],
+      ['MAX_TOP_K', 'maxTopK'],
+      ['MAX_DOCUMENT_CHARS', 'maxDocumentChars'],
+      ['MAX_PAGE_SIZE', 'maxPageSize'],
+    ] as const)('accepts %s exactly where the tools accept %s, and defaults to theirs', (variable, key) => {
+      const [min, max] = TOOL_LIMIT_RANGES[key];
+      expect(loadConfig({}).toolLimits[key]).toBe(DEFAULT_TOOL_LIMITS[key]);
+      for (const value of [min, max]) {
+        const limits = loadConfig({ [variable]: String(value) }).toolLimits;
+        expect(limits[key]).toBe(value);
+        expect(resolveToolLimits(limits)[key]).toBe(value);
+      }
+      for (const value of [min - 1, max + 1]) {
+        expect(() => loadConfig({ [variable]: String(value) })).toThrow(new RegExp(`${variable}="${value}": must be at (least ${min}|most ${max})`));
+        expect(() => resolveToolLimits({ [key]: value })).toThrow(RangeError);
+      }
     });
 
     describe('sessions and the shared store', () => {

@@ -5,15 +5,30 @@ import { z } from 'zod';
 import { staticTokenProblems } from './auth/static-tokens.js';
 import { DEFAULT_SEARCH_OPTIONS, overlapTooLong, SEARCH_OPTION_RANGES } from './search/search-options.js';
 import { MIN_SESSION_SECRET_CHARS } from './http/session-token.js';
+import { DEFAULT_TOOL_LIMITS, TOOL_LIMIT_RANGES } from './mcp/tools/tool-limits.js';
+import type { ToolLimits } from './mcp/tools/tool-limits.js';
 
 
 const DEFAULT_CORPUS_DIR = './corpus';
 
 /**
- * MAX_CONCURRENT_PER_PRINCIPAL's default, also what an app built without a Config (tests, benchmarks)
- * gets: a principal may run two sessions' worth (2 × MAX_CONCURRENT_PER_SESSION) at once.
+ * Defaults of the settings that the HTTP layer also takes as options (createApp, the socket limits,
+ * the drain), so a server built without loadConfig (tests, benchmarks) runs with production's bounds.
+ * Each field's variable, unit and range are on Config.
  */
-export const DEFAULT_MAX_CONCURRENT_PER_PRINCIPAL = 32;
+export const SERVER_DEFAULTS = Object.freeze({
+  maxSessions: 1000,
+  sessionIdleTtlSeconds: 1800,
+  maxSessionsPerPrincipal: 32,
+  drainTimeoutMs: 10_000,
+  maxBodyBytes: 1_048_576,
+  requestTimeoutMs: 30_000,
+  maxConcurrentPerSession: 16,
+  // Two sessions' worth (2 × maxConcurrentPerSession) at once, over all of a principal's requests.
+  maxConcurrentPerPrincipal: 32,
+  writeTimeoutMs: 30_000,
+  sessionMaxAgeSeconds: 86_400,
+});
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -84,11 +99,11 @@ export interface Config {
    */
   writeTimeoutMs: number;
   /**
-   * What one tool call may ask for: MAX_QUERY_CHARS (1–100000, default 1000), MAX_TOP_K (1–1000,
-   * default 50), MAX_DOCUMENT_CHARS (get_document max_chars, 100–1000000, default 100000),
-   * MAX_PAGE_SIZE (list_documents limit and resources/list page, 1–10000, default 100).
+   * What one tool call may ask for: MAX_QUERY_CHARS, MAX_TOP_K, MAX_DOCUMENT_CHARS (get_document
+   * max_chars, and the resources/read cut), MAX_PAGE_SIZE (list_documents limit and resources/list
+   * page). Ranges and defaults are the tools' own: ToolLimits, in src/mcp/tools/tool-limits.ts.
    */
-  toolLimits: { maxQueryChars: number; maxTopK: number; maxDocumentChars: number; maxPageSize: number };
+  toolLimits: ToolLimits;
   /** Who may call /mcp and /metrics. See AuthConfig. */
   auth: AuthConfig;
   /**
@@ -310,10 +325,11 @@ const envSchema = z.object({
   MAX_CONCURRENT_PER_PRINCIPAL: integer(1, 100_000),
   MAX_CONNECTIONS: integer(1, 1_000_000),
   WRITE_TIMEOUT_MS: integer(1000, 600_000),
-  MAX_QUERY_CHARS: integer(1, 100_000),
-  MAX_TOP_K: integer(1, 1000),
-  MAX_DOCUMENT_CHARS: integer(100, 1_000_000),
-  MAX_PAGE_SIZE: integer(1, 10_000),
+  // The tools' own ranges, so a limit the environment accepts is one the tools accept.
+  MAX_QUERY_CHARS: integer(...TOOL_LIMIT_RANGES.maxQueryChars),
+  MAX_TOP_K: integer(...TOOL_LIMIT_RANGES.maxTopK),
+  MAX_DOCUMENT_CHARS: integer(...TOOL_LIMIT_RANGES.maxDocumentChars),
+  MAX_PAGE_SIZE: integer(...TOOL_LIMIT_RANGES.maxPageSize),
   MCP_SESSIONS: z.preprocess(
     (v) => (typeof blankToUndefined(v) === 'string' ? String(v).toLowerCase() : undefined),
     z.enum(['on', 'off'], { error: 'must be on or off' }).optional(),
@@ -670,7 +686,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   if (problems.length > 0 || auth === undefined) throw new ConfigError(problems);
 
   const publicUrl = (e.PUBLIC_URL ?? defaultPublicUrl(host, port)).replace(/\/+$/, '');
-  const maxSessions = e.MAX_SESSIONS ?? 1000;
+  const maxSessions = e.MAX_SESSIONS ?? SERVER_DEFAULTS.maxSessions;
   const resource = `${publicUrl}/mcp`;
   return {
     corpusDir: e.CORPUS_DIR ?? DEFAULT_CORPUS_DIR,
@@ -679,31 +695,31 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     metricsPort: e.METRICS_PORT,
     publicUrl,
     maxSessions,
-    sessionIdleTtlSeconds: e.SESSION_IDLE_TTL ?? 1800,
-    maxSessionsPerPrincipal: Math.min(e.MAX_SESSIONS_PER_PRINCIPAL ?? 32, maxSessions),
+    sessionIdleTtlSeconds: e.SESSION_IDLE_TTL ?? SERVER_DEFAULTS.sessionIdleTtlSeconds,
+    maxSessionsPerPrincipal: Math.min(e.MAX_SESSIONS_PER_PRINCIPAL ?? SERVER_DEFAULTS.maxSessionsPerPrincipal, maxSessions),
     chunkWords: e.CHUNK_WORDS,
     chunkOverlapWords: e.CHUNK_OVERLAP_WORDS,
     bm25K1: e.BM25_K1,
     bm25B: e.BM25_B,
     logLevel: e.LOG_LEVEL ?? 'info',
     logQueries: e.LOG_QUERIES ?? false,
-    drainTimeoutMs: e.DRAIN_TIMEOUT_MS ?? 10_000,
-    maxBodyBytes: e.MAX_BODY_BYTES ?? 1_048_576,
-    requestTimeoutMs: e.REQUEST_TIMEOUT_MS ?? 30_000,
-    maxConcurrentPerSession: e.MAX_CONCURRENT_PER_SESSION ?? 16,
-    maxConcurrentPerPrincipal: e.MAX_CONCURRENT_PER_PRINCIPAL ?? DEFAULT_MAX_CONCURRENT_PER_PRINCIPAL,
+    drainTimeoutMs: e.DRAIN_TIMEOUT_MS ?? SERVER_DEFAULTS.drainTimeoutMs,
+    maxBodyBytes: e.MAX_BODY_BYTES ?? SERVER_DEFAULTS.maxBodyBytes,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS ?? SERVER_DEFAULTS.requestTimeoutMs,
+    maxConcurrentPerSession: e.MAX_CONCURRENT_PER_SESSION ?? SERVER_DEFAULTS.maxConcurrentPerSession,
+    maxConcurrentPerPrincipal: e.MAX_CONCURRENT_PER_PRINCIPAL ?? SERVER_DEFAULTS.maxConcurrentPerPrincipal,
     maxConnections: e.MAX_CONNECTIONS ?? maxSessions + 500,
-    writeTimeoutMs: e.WRITE_TIMEOUT_MS ?? 30_000,
+    writeTimeoutMs: e.WRITE_TIMEOUT_MS ?? SERVER_DEFAULTS.writeTimeoutMs,
     toolLimits: {
-      maxQueryChars: e.MAX_QUERY_CHARS ?? 1000,
-      maxTopK: e.MAX_TOP_K ?? 50,
-      maxDocumentChars: e.MAX_DOCUMENT_CHARS ?? 100_000,
-      maxPageSize: e.MAX_PAGE_SIZE ?? 100,
+      maxQueryChars: e.MAX_QUERY_CHARS ?? DEFAULT_TOOL_LIMITS.maxQueryChars,
+      maxTopK: e.MAX_TOP_K ?? DEFAULT_TOOL_LIMITS.maxTopK,
+      maxDocumentChars: e.MAX_DOCUMENT_CHARS ?? DEFAULT_TOOL_LIMITS.maxDocumentChars,
+      maxPageSize: e.MAX_PAGE_SIZE ?? DEFAULT_TOOL_LIMITS.maxPageSize,
     },
     sessions: {
       enabled: (e.MCP_SESSIONS ?? 'on') === 'on',
       secret: env.SESSION_SECRET?.trim() || undefined,
-      maxAgeSeconds: e.SESSION_MAX_AGE ?? 86_400,
+      maxAgeSeconds: e.SESSION_MAX_AGE ?? SERVER_DEFAULTS.sessionMaxAgeSeconds,
     },
     databaseUrl: env.DATABASE_URL?.trim() || undefined,
     semantic: {

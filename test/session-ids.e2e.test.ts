@@ -104,7 +104,7 @@ describe('self-contained session ids', () => {
 
   describe('refuses with 404 and creates nothing', () => {
     it('an id made with another secret (forged)', async () => {
-      const forged = (await createSessionTokens({ secret: 'an-attacker-secret-of-at-least-32-chars!' }).issue({ principal: undefined, protocolVersion: PROTOCOL_VERSION, clientInfo: { name: 'x', version: '1' }, capabilities: {} })).id;
+      const forged = (await createSessionTokens({ secret: 'an-attacker-secret-of-at-least-32-chars!', maxAgeSeconds: 3600 }).issue({ principal: undefined, protocolVersion: PROTOCOL_VERSION, clientInfo: { name: 'x', version: '1' }, capabilities: {} })).id;
       const b = await start({ sessionSecret: SECRET });
       const answer = await ping(b.mcpUrl, forged);
       expect(answer.status).toBe(404);

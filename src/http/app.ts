@@ -8,6 +8,7 @@
 //   /mcp: host check → options.beforeMcp (drain refusal) → options.authenticate → body limit → the MCP handler,
 //         which routes each request to its protocol era (legacy sessions on SDK 1.x, modern on SDK v2)
 import { Hono } from 'hono';
+import { SERVER_DEFAULTS } from '../config.js';
 import { bodyLimit } from 'hono/body-limit';
 import type { MiddlewareHandler } from 'hono';
 import { createMcpHandler } from '@modelcontextprotocol/server';
@@ -41,11 +42,11 @@ export interface AppOptions {
   index: IndexHolder;
   /** Origin clients use, e.g. "https://docs.example.com"; its host is allowed by the Host check. */
   publicUrl: string;
-  /** Sessions kept at once, ≥ 1. Default 1000. */
+  /** Sessions kept at once, ≥ 1. Default MAX_SESSIONS's (SERVER_DEFAULTS in config.ts), as are the defaults below. */
   maxSessions?: number;
-  /** Idle time after which a session is closed, in milliseconds. Default 1 800 000 (30 minutes). */
+  /** Idle time after which a session is closed, in milliseconds. Default SESSION_IDLE_TTL's. */
   sessionIdleTtlMs?: number;
-  /** Sessions one authenticated principal may hold, ≥ 1; beyond it its own idlest is closed. Default maxSessions. */
+  /** Sessions one authenticated principal may hold, ≥ 1 (at most maxSessions); beyond it its own idlest is closed. Default MAX_SESSIONS_PER_PRINCIPAL's. */
   maxSessionsPerPrincipal?: number;
   /** false: no sessions at all, a fresh server per POST, GET and DELETE answer 405 (MCP_SESSIONS=off). Default true. */
   sessionsEnabled?: boolean;
@@ -54,20 +55,20 @@ export interface AppOptions {
    * other's sessions. Default a random one for this process (its sessions die with it).
    */
   sessionSecret?: string;
-  /** A session's whole life from its initialize, in seconds, ≥ 1. Default 86400 (24 h). */
+  /** A session's whole life from its initialize, in seconds, ≥ 1. Default SESSION_MAX_AGE's. */
   sessionMaxAgeSeconds?: number;
   /** Where ended sessions are recorded for every replica (the shared store). Default none: this process only. */
   sharedRevocations?: SharedRevocations;
-  /** Largest request body accepted on /mcp, in bytes, ≥ 1; larger ones get 413. Default 1 048 576 (1 MiB). */
+  /** Largest request body accepted on /mcp, in bytes, ≥ 1; larger ones get 413. Default MAX_BODY_BYTES's. */
   maxBodyBytes?: number;
-  /** JSON-RPC requests one legacy session may have in progress, ≥ 1 (a batch counts as its members); more get 429. Default 16. */
+  /** JSON-RPC requests one legacy session may have in progress, ≥ 1 (a batch counts as its members); more get 429. Default MAX_CONCURRENT_PER_SESSION's. */
   maxConcurrentPerSession?: number;
   /**
    * JSON-RPC requests one principal may have in progress over all its sessions and modern requests,
-   * ≥ 1; more get 429. See mcpHandler. Default DEFAULT_MAX_CONCURRENT_PER_PRINCIPAL (config.ts).
+   * ≥ 1; more get 429. See mcpHandler. Default MAX_CONCURRENT_PER_PRINCIPAL's.
    */
   maxConcurrentPerPrincipal?: number;
-  /** Longest a tool call waits for the index before it is answered with an error, in milliseconds. Default 30000 (main passes REQUEST_TIMEOUT_MS). */
+  /** Longest a tool call waits for the index before it is answered with an error, in milliseconds. Default REQUEST_TIMEOUT_MS's (assemble passes that setting). */
   indexWaitMs?: number;
   /** Bounds on what one tool call may ask for (query length, top_k, max_chars, page size). Default DEFAULT_TOOL_LIMITS. */
   toolLimits?: Partial<ToolLimits>;
@@ -116,13 +117,13 @@ export function createApp(options: AppOptions): CorpusApp {
   const {
     index,
     publicUrl,
-    maxSessions = 1000,
-    sessionIdleTtlMs = 1_800_000,
-    maxSessionsPerPrincipal,
-    maxBodyBytes = 1_048_576,
-    maxConcurrentPerSession,
-    maxConcurrentPerPrincipal,
-    indexWaitMs,
+    maxSessions = SERVER_DEFAULTS.maxSessions,
+    sessionIdleTtlMs = SERVER_DEFAULTS.sessionIdleTtlSeconds * 1000,
+    maxSessionsPerPrincipal = SERVER_DEFAULTS.maxSessionsPerPrincipal,
+    maxBodyBytes = SERVER_DEFAULTS.maxBodyBytes,
+    maxConcurrentPerSession = SERVER_DEFAULTS.maxConcurrentPerSession,
+    maxConcurrentPerPrincipal = SERVER_DEFAULTS.maxConcurrentPerPrincipal,
+    indexWaitMs = SERVER_DEFAULTS.requestTimeoutMs,
     toolLimits,
     serverInfo,
     logger = silentLogger,
@@ -140,7 +141,7 @@ export function createApp(options: AppOptions): CorpusApp {
     onSessionLookup,
     sessionsEnabled = true,
     sessionSecret = randomBytes(32).toString('base64url'),
-    sessionMaxAgeSeconds,
+    sessionMaxAgeSeconds = SERVER_DEFAULTS.sessionMaxAgeSeconds,
     sharedRevocations,
     semantic,
   } = options;
@@ -149,7 +150,7 @@ export function createApp(options: AppOptions): CorpusApp {
   const sessions = new SessionRegistry({
     maxSessions,
     idleTtlMs: sessionIdleTtlMs,
-    maxSessionsPerOwner: Math.min(maxSessionsPerPrincipal ?? maxSessions, maxSessions),
+    maxSessionsPerOwner: Math.min(maxSessionsPerPrincipal, maxSessions),
     logger,
     onEvent: onSessionEvent,
   });
@@ -176,7 +177,7 @@ export function createApp(options: AppOptions): CorpusApp {
     ? createDurableSessions({
         sessions,
         createServer,
-        tokens: createSessionTokens({ secret: sessionSecret, ...(sessionMaxAgeSeconds !== undefined ? { maxAgeSeconds: sessionMaxAgeSeconds } : {}) }),
+        tokens: createSessionTokens({ secret: sessionSecret, maxAgeSeconds: sessionMaxAgeSeconds }),
         revocations: createSessionRevocations({ shared: sharedRevocations }),
         logger,
       })

@@ -5,6 +5,7 @@
 import type { Server } from 'node:http';
 import { Hono } from 'hono';
 import type { MiddlewareHandler } from 'hono';
+import { SERVER_DEFAULTS } from '../config.js';
 import type { AppLogger, Logger } from '../logger.js';
 import type { IndexService, IndexStatus } from '../index-service/index-service.js';
 import type { IndexHolder } from '../mcp/index-holder.js';
@@ -29,7 +30,7 @@ export interface OperationsOptions {
   publicUrl: string;
   /** The shared index: its size feeds the landing page and the index gauges once built. */
   index: IndexHolder;
-  /** Upper bound on the shutdown drain, in milliseconds, > 0. Default 10000. */
+  /** Upper bound on the shutdown drain, in milliseconds, > 0. Default DRAIN_TIMEOUT_MS's (SERVER_DEFAULTS). */
   drainTimeoutMs?: number;
   /** Default: a fresh registry with process metrics. Pass one to share it with other code. */
   metrics?: Metrics;
@@ -77,7 +78,7 @@ export interface Operations {
 }
 
 export function createOperations(options: OperationsOptions): Operations {
-  const { logger, publicUrl, index, drainTimeoutMs = 10_000, metricsGuard, authRequired = false, indexService, publicMetrics = true } = options;
+  const { logger, publicUrl, index, drainTimeoutMs = SERVER_DEFAULTS.drainTimeoutMs, metricsGuard, authRequired = false, indexService, publicMetrics = true } = options;
   const metrics = options.metrics ?? createMetrics();
   const { semantic } = options;
   if (semantic !== undefined) metrics.observeSemanticState(() => semantic.state.state);

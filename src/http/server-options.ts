@@ -4,9 +4,10 @@
 // without closing. Open SSE streams are not cut by these: the MCP transport writes a keep-alive comment
 // every 15 s (a write to a dead peer fails), and the session's idle TTL or eviction closes them.
 import type { ServerOptions } from 'node:http';
+import { SERVER_DEFAULTS } from '../config.js';
 
 export interface HttpServerLimits {
-  /** Longest time to receive a whole request, headers and body, in milliseconds, ≥ 1000. Default 30000. */
+  /** Longest time to receive a whole request, headers and body, in milliseconds, ≥ 1000. Default REQUEST_TIMEOUT_MS's. */
   requestTimeoutMs?: number;
   /**
    * Longest time to receive the request line and headers, in milliseconds, ≥ 1000; at most
@@ -22,7 +23,7 @@ export interface HttpServerLimits {
 
 /** Options for `http.createServer` (or @hono/node-server's `serverOptions`). */
 export function httpServerOptions(limits: HttpServerLimits = {}): ServerOptions {
-  const { requestTimeoutMs = 30_000, keepAliveTimeoutMs = 5_000, tcpKeepAliveDelayMs = 30_000 } = limits;
+  const { requestTimeoutMs = SERVER_DEFAULTS.requestTimeoutMs, keepAliveTimeoutMs = 5_000, tcpKeepAliveDelayMs = 30_000 } = limits;
   const headersTimeoutMs = Math.min(limits.headersTimeoutMs ?? 10_000, requestTimeoutMs);
   if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs < 1000) {
     throw new RangeError(`httpServerOptions: requestTimeoutMs must be a whole number ≥ 1000, got ${requestTimeoutMs}`);

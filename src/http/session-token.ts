@@ -48,8 +48,8 @@ export class SessionTokenError extends Error {
 export interface SessionTokensOptions {
   /** The shared secret, ≥ MIN_SESSION_SECRET_CHARS characters. Every replica must hold the same one. */
   secret: string;
-  /** A session's whole life in seconds from its initialize, ≥ 1. Default 86400 (24 h). */
-  maxAgeSeconds?: number;
+  /** A session's whole life in seconds from its initialize, ≥ 1 (SESSION_MAX_AGE). */
+  maxAgeSeconds: number;
   /** Clock in milliseconds, for tests. Default Date.now. */
   now?: () => number;
 }
@@ -85,7 +85,7 @@ const capabilityNames = (capabilities: ClientCapabilities): ClientCapabilities =
       .map((name) => [name.slice(0, 64), {}]),
   ) as ClientCapabilities;
 
-export function createSessionTokens({ secret, maxAgeSeconds = 86_400, now = Date.now }: SessionTokensOptions): SessionTokens {
+export function createSessionTokens({ secret, maxAgeSeconds, now = Date.now }: SessionTokensOptions): SessionTokens {
   if (typeof secret !== 'string' || secret.length < MIN_SESSION_SECRET_CHARS) {
     throw new RangeError(`createSessionTokens: the secret must be at least ${MIN_SESSION_SECRET_CHARS} characters, got ${typeof secret === 'string' ? secret.length : typeof secret}`);
   }

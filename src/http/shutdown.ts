@@ -12,8 +12,8 @@ import type { Logger } from '../logger.js';
 
 export interface ShutdownOptions {
   logger: Logger;
-  /** Upper bound on the whole drain, in milliseconds, > 0. Default 10000. */
-  drainTimeoutMs?: number;
+  /** Upper bound on the whole drain, in milliseconds, > 0 (DRAIN_TIMEOUT_MS). */
+  drainTimeoutMs: number;
   /**
    * Requests that stay open by design and are ended by closing sessions rather than awaited.
    * Default: GET requests that accept text/event-stream (the MCP standalone SSE stream).
@@ -52,7 +52,7 @@ const isSseGet = (req: IncomingMessage) =>
   req.method === 'GET' && (req.headers.accept ?? '').includes('text/event-stream');
 
 export function createShutdown(options: ShutdownOptions): Shutdown {
-  const { logger, drainTimeoutMs = 10_000, isLongLived = isSseGet } = options;
+  const { logger, drainTimeoutMs, isLongLived = isSseGet } = options;
   if (!Number.isFinite(drainTimeoutMs) || drainTimeoutMs <= 0) {
     throw new RangeError(`createShutdown: drainTimeoutMs must be a positive number of milliseconds, got ${drainTimeoutMs}`);
   }

@@ -59,9 +59,9 @@ export interface McpServiceOptions {
   onToolCall?: (event: ToolCallEvent) => void;
   /**
    * Longest a request waits for the index to be built, in milliseconds, ≥ 1; past it the call is
-   * answered with an error instead of hanging. Default 30000.
+   * answered with an error instead of hanging (REQUEST_TIMEOUT_MS).
    */
-  indexWaitMs?: number;
+  indexWaitMs: number;
   /** Bounds on what one tool call may ask for (query length, top_k, max_chars, page size). Default DEFAULT_TOOL_LIMITS. */
   toolLimits?: Partial<ToolLimits>;
   /** Embeddings and rerank endpoints; without it search is by keywords only. */
@@ -109,7 +109,7 @@ export function createMcpService(options: McpServiceOptions): McpService {
     logger = silentLogger,
     logQueries = false,
     onToolCall,
-    indexWaitMs = 30_000,
+    indexWaitMs,
     toolLimits,
     semantic,
   } = options;

@@ -15,7 +15,6 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { isLegacyRequest } from '@modelcontextprotocol/server';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
-import { DEFAULT_MAX_CONCURRENT_PER_PRINCIPAL } from '../../config.js';
 import { silentLogger } from '../../logger.js';
 import type { Logger } from '../../logger.js';
 import type { McpEra } from '../../mcp/mcp-service.js';
@@ -35,18 +34,18 @@ export interface McpHandlerOptions {
   /**
    * JSON-RPC requests one legacy session may have in progress at once, ≥ 1 (a batch counts as its
    * members); more get 429 with Retry-After. A request counts until its response has been read to the
-   * end or abandoned. Default 16.
+   * end or abandoned.
    */
-  maxConcurrentPerSession?: number;
+  maxConcurrentPerSession: number;
   /**
    * JSON-RPC requests one authenticated principal may have in progress at once, over all its legacy
    * sessions (initialize included) and its modern requests together, ≥ 1; counted and answered like
    * the per-session bound. An open GET stream is not a request in progress: each session holds at
    * most one, and sessions per principal are bounded by the registry. With authentication off,
    * legacy sessions are bounded per session only, and every modern request counts against one shared
-   * anonymous principal. Default DEFAULT_MAX_CONCURRENT_PER_PRINCIPAL (config.ts).
+   * anonymous principal.
    */
-  maxConcurrentPerPrincipal?: number;
+  maxConcurrentPerPrincipal: number;
   /** Called when a request names a session that belongs to another principal (metrics). Must not throw. */
   onForeignSession?: () => void;
   /** Called when a request's session id is refused for any reason, or re-created (metrics). Must not throw. */
@@ -168,8 +167,8 @@ export function mcpHandler({
   createServer,
   modern,
   logger = silentLogger,
-  maxConcurrentPerSession = 16,
-  maxConcurrentPerPrincipal = DEFAULT_MAX_CONCURRENT_PER_PRINCIPAL,
+  maxConcurrentPerSession,
+  maxConcurrentPerPrincipal,
   onForeignSession,
   onRequestEra,
   onSessionLookup,

@@ -3,12 +3,10 @@ import { pageAt } from '../../corpus/document.js';
 import { defineTool } from './define-tool.js';
 import type { DefinedTool } from './define-tool.js';
 import { suggestionSentence } from './closest-sources.js';
-import { DEFAULT_TOOL_LIMITS } from './tool-limits.js';
 import type { ToolLimits } from './tool-limits.js';
 import { ToolError } from './tool-error.js';
 
 export const MAX_CHARS_DEFAULT = 20_000;
-export const MAX_CHARS_LIMIT = DEFAULT_TOOL_LIMITS.maxDocumentChars;
 
 const inputSchema = ({ maxDocumentChars }: ToolLimits) => {
   const defaultMaxChars = Math.min(MAX_CHARS_DEFAULT, maxDocumentChars);
@@ -99,4 +97,3 @@ export const createGetDocument = (limits: ToolLimits): DefinedTool =>
     },
   });
 
-export const getDocument = createGetDocument(DEFAULT_TOOL_LIMITS);

@@ -3,12 +3,10 @@ import { defineTool } from './define-tool.js';
 import type { DefinedTool } from './define-tool.js';
 import { cursorProblem, decodeCursor, encodeCursor } from './page-cursor.js';
 import { pathPrefixOf, pathPrefixSchema } from './path-prefix.js';
-import { DEFAULT_TOOL_LIMITS } from './tool-limits.js';
 import type { ToolLimits } from './tool-limits.js';
 import { ToolError } from './tool-error.js';
 
 export const LIST_LIMIT_DEFAULT = 50;
-export const LIST_LIMIT_MAX = DEFAULT_TOOL_LIMITS.maxPageSize;
 /** Skipped files are reported on the first page only, and at most this many, to bound the response. */
 export const SKIPPED_SHOWN_MAX = 50;
 
@@ -92,4 +90,3 @@ export const createListDocuments = (limits: ToolLimits): DefinedTool =>
     },
   });
 
-export const listDocuments = createListDocuments(DEFAULT_TOOL_LIMITS);

@@ -7,9 +7,12 @@ import { IndexHolder } from '../index-holder.js';
 import type { ServedCorpus } from '../index-holder.js';
 import { McpRequestError } from '../mcp-request-error.js';
 import { listResources } from '../resources.js';
-import { listDocuments } from './list-documents.js';
+import { createListDocuments } from './list-documents.js';
 import { decodeCursor, encodeCursor } from './page-cursor.js';
 import { ToolError } from './tool-error.js';
+import { DEFAULT_TOOL_LIMITS } from './tool-limits.js';
+
+const listDocuments = createListDocuments(DEFAULT_TOOL_LIMITS);
 
 const doc = (source: string): Document => ({ source, format: 'text', title: source, text: `Text of ${source}.`, bodyStart: 0, bytes: 20, sections: [] });
 const SOURCES = ['a/1.txt', 'a/2.txt', 'a/3.txt', 'b/1.txt', 'b/2.txt', 'c.txt'];

@@ -3,7 +3,6 @@ import { rerankLocally } from '../../search/rerank.js';
 import { defineTool } from './define-tool.js';
 import { explainUnknownChunk } from './get-chunk.js';
 import { ToolError } from './tool-error.js';
-import { DEFAULT_TOOL_LIMITS } from './tool-limits.js';
 import type { ToolLimits } from './tool-limits.js';
 import type { DefinedTool } from './define-tool.js';
 
@@ -125,4 +124,3 @@ export const createRerankResults = (limits: ToolLimits): DefinedTool => defineTo
   },
 });
 
-export const rerankResults = createRerankResults(DEFAULT_TOOL_LIMITS);

@@ -3,13 +3,10 @@ import { hybridSearch, SEARCH_MODES, type RankedHit, type SearchMode } from '../
 import { defineTool } from './define-tool.js';
 import { pathPrefixOf, pathPrefixSchema } from './path-prefix.js';
 import type { DefinedTool, ToolContext } from './define-tool.js';
-import { DEFAULT_TOOL_LIMITS } from './tool-limits.js';
 import type { ToolLimits } from './tool-limits.js';
 import type { ServedCorpus } from '../index-holder.js';
 
 export const SEARCH_TOP_K_DEFAULT = 5;
-export const SEARCH_TOP_K_MAX = DEFAULT_TOOL_LIMITS.maxTopK;
-export const QUERY_MAX_CHARS = DEFAULT_TOOL_LIMITS.maxQueryChars;
 
 const MODE_HELP =
   'How to match: "keyword" matches words (stemmed, case-insensitive): best for exact names, identifiers, ' +
@@ -154,4 +151,3 @@ export const createSearchDocuments = (limits: ToolLimits, semantic = false): Def
     },
   });
 
-export const searchDocuments = createSearchDocuments(DEFAULT_TOOL_LIMITS);

@@ -20,7 +20,8 @@ export const DEFAULT_TOOL_LIMITS: Readonly<ToolLimits> = Object.freeze({
   maxPageSize: 100,
 });
 
-const RANGES: Record<keyof ToolLimits, readonly [number, number]> = {
+/** Each limit's valid range, whole numbers inclusive; config.ts checks the environment against the same table. */
+export const TOOL_LIMIT_RANGES: Readonly<Record<keyof ToolLimits, readonly [min: number, max: number]>> = {
   maxQueryChars: [1, 100_000],
   maxTopK: [1, 1000],
   maxDocumentChars: [100, 1_000_000],
@@ -31,10 +32,10 @@ const RANGES: Record<keyof ToolLimits, readonly [number, number]> = {
 export function resolveToolLimits(overrides: Partial<ToolLimits> = {}): ToolLimits {
   const limits: ToolLimits = { ...DEFAULT_TOOL_LIMITS };
   const problems: string[] = [];
-  for (const key of Object.keys(RANGES) as Array<keyof ToolLimits>) {
+  for (const key of Object.keys(TOOL_LIMIT_RANGES) as Array<keyof ToolLimits>) {
     const value = overrides[key];
     if (value === undefined) continue;
-    const [min, max] = RANGES[key];
+    const [min, max] = TOOL_LIMIT_RANGES[key];
     if (!Number.isInteger(value) || value < min || value > max) problems.push(`${key} must be a whole number from ${min} to ${max}, got ${value}`);
     else limits[key] = value;
   }
