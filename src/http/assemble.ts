@@ -1,6 +1,13 @@
 // The whole server as configured: operations (request ids, logs, metrics, drain), authentication and
-// the app, wired to each other in one place. main.ts, the load tool and the end-to-end tests all call
-// this, so what the tests observe is what production runs.
+// the app, wired to each other in one place. main.ts, the load tool and the end-to-end tests that
+// check what an operator or an authenticated client sees (auth conformance, sign-in, metrics, logs)
+// call this, so what they observe is what production runs; the other end-to-end tests build the app
+// alone (test/support/test-server.ts).
+//
+// Built in dependency order: the metrics registry first, since sign-in and authentication count
+// into it; then authentication, whose guard and routes operations and the app take; then operations;
+// then the app. Each part only reads what was built before it.
+import { Hono } from 'hono';
 import type { Server } from 'node:http';
 import type { createSignIn, SignInOptions } from '../auth/server/sign-in.js';
 import { isLoopbackHost } from '../config.js';
@@ -17,6 +24,7 @@ import type { Authentication, AuthenticationOptions } from './authentication.js'
 import { requestScopedLogger } from './middleware/request-id.js';
 import { revocationsInStore } from './session-revocations.js';
 import { guardSockets } from './socket-guards.js';
+import { createMetrics } from './metrics.js';
 import { createOperations } from './operations.js';
 import type { Operations, OperationsOptions } from './operations.js';
 
@@ -78,7 +86,7 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
   const { config, index, logger, fileTokens = [], version = '0.0.0', oauthTuning, semanticTuning, overrides = {} } = options;
   const semantic = semanticServiceFromConfig(config.semantic, logger, semanticTuning);
   const publicUrl = options.publicUrl ?? config.publicUrl;
-  // Refusals are counted by ops, built next; the hook only runs once requests arrive.
+  const metrics = createMetrics();
   const signIn = config.auth.login === undefined
     ? undefined
     : requireSignIn(options.createSignIn)({
@@ -87,7 +95,7 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
         resource: `${publicUrl}/mcp`,
         store: requireStore(options.authStore),
         logger,
-        onEvent: (event) => ops.onSignInEvent(event),
+        onEvent: (event) => metrics.recordSignInEvent(event),
         ...(options.signInTuning ? { tuning: options.signInTuning } : {}),
       });
   const authentication = createAuthentication({
@@ -95,10 +103,11 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     auth: config.auth,
     fileTokens,
     logger: requestScopedLogger(logger),
-    onRefused: (reason) => ops.onAuthRefused(reason),
+    onRefused: (reason) => metrics.recordAuthFailure(reason),
     ...(oauthTuning ? { oauthTuning } : {}),
   });
   const ops = createOperations({
+    metrics,
     logger,
     publicUrl,
     index,
@@ -111,7 +120,11 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     publicMetrics: config.metricsPort === undefined && (isLoopbackHost(config.host) || config.auth.metricsToken !== undefined),
     ...(authentication.metricsGuard ? { metricsGuard: authentication.metricsGuard } : {}),
   });
-  if (authentication.routes) ops.appOptions.routes.route('/', authentication.routes);
+  // The open routes: operations' (landing page, /metrics) and authentication's (metadata, sign-in).
+  // A router of this function's own, so neither part's router is changed by the other.
+  const routes = new Hono();
+  routes.route('/', ops.appOptions.routes);
+  if (authentication.routes) routes.route('/', authentication.routes);
   if (config.sessions.enabled && config.sessions.secret === undefined) {
     logger.warn(
       {},
@@ -138,9 +151,10 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     logQueries: config.logQueries,
     semantic,
     ...ops.appOptions,
+    routes,
     ...(authentication.authenticate ? { authenticate: authentication.authenticate } : {}),
-    onForeignSession: () => ops.onAuthRefused('session_principal_mismatch'),
-    onSessionLookup: (outcome) => ops.metrics.recordSessionIdOutcome(outcome),
+    onForeignSession: () => metrics.recordAuthFailure('session_principal_mismatch'),
+    onSessionLookup: (outcome) => metrics.recordSessionIdOutcome(outcome),
     ...overrides,
   });
   const attach = (server: Server) => {
@@ -148,9 +162,9 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     guardSockets(server, {
       maxConnections: config.maxConnections,
       writeTimeoutMs: config.writeTimeoutMs,
-      onRefused: () => ops.metrics.recordConnectionDropped('max_connections'),
+      onRefused: () => metrics.recordConnectionDropped('max_connections'),
       onWriteTimeout: (unsentBytes) => {
-        ops.metrics.recordConnectionDropped('write_timeout');
+        metrics.recordConnectionDropped('write_timeout');
         // One line per connection held for WRITE_TIMEOUT_MS: at most MAX_CONNECTIONS per timeout.
         logger.info({ unsent_bytes: unsentBytes, write_timeout_ms: config.writeTimeoutMs }, 'connection closed: its client did not take the answer in time');
       },

@@ -69,10 +69,6 @@ export interface Operations {
   readonly shutdown: Shutdown;
   /** Spread into createApp's options. */
   readonly appOptions: OperationsAppOptions;
-  /** For the auth middleware's `onRefused`: counts a refusal by its AuthError code. */
-  onAuthRefused(reason: string): void;
-  /** For the built-in authorization server's `onEvent`. */
-  onSignInEvent(event: 'signin' | 'denied' | 'revoked'): void;
   /** Once the app is built and the server listens: live session gauge, drain target. */
   attach(server: Server, app: CorpusApp): void;
 }
@@ -128,8 +124,6 @@ export function createOperations(options: OperationsOptions): Operations {
       onToolCall,
       onRequestEra: (era) => metrics.recordMcpRequest(era),
     },
-    onAuthRefused: (reason) => metrics.recordAuthFailure(reason),
-    onSignInEvent: (event) => metrics.recordSignInEvent(event),
     attach(server, app) {
       metrics.observeActiveSessions(() => app.sessions.size);
       shutdown.attach({ server, closeSessions: () => app.close() });
