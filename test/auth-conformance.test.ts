@@ -315,6 +315,33 @@ describe('sessions belong to the principal that created them', () => {
     }
   });
 
+  it.each([
+    ['another subject', { sub: 'erin' }],
+    ["a client whose id is the owner's subject", { sub: undefined, client_id: 'dave' }],
+  ])("two OAuth principals: %s presenting the owner's session id gets 404, is served nothing and re-creates nothing", async (_name, intruderClaims) => {
+    const owner = await mint({ sub: 'dave', scope: SCOPE });
+    const sessionId = await openSession(owner);
+    const intruder = await mint({ ...intruderClaims, scope: SCOPE });
+    const sessions = server.app.sessions.size;
+    for (const method of ['POST', 'GET', 'DELETE']) {
+      const refused = await onSession(intruder, sessionId, method);
+      expect(refused.status).toBe(404);
+      expect(refused.headers.get('mcp-session-id')).toBeNull();
+      expect(await refused.json()).toMatchObject({ error: { message: expect.stringMatching(/session/i) } });
+    }
+    // A tool call under the owner's id is refused the same way, and no session appeared for anyone.
+    const call = await post(
+      { authorization: `Bearer ${intruder}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL_VERSION },
+      { body: { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_documents', arguments: {} } } },
+    );
+    expect(call.status).toBe(404);
+    expect(await call.text()).not.toContain('guides/');
+    expect(server.app.sessions.size).toBe(sessions);
+    const still = await onSession(owner, sessionId);
+    expect(still.status).toBe(200);
+    await still.body?.cancel();
+  });
+
   it('a refreshed token for the same subject keeps its sessions', async () => {
     const sessionId = await openSession(await mint({ sub: 'carol', scope: SCOPE }));
     const refreshed = await mint({ sub: 'carol', scope: SCOPE, iat: Math.floor(Date.now() / 1000) + 1 });
@@ -336,7 +363,7 @@ describe('/metrics with METRICS_TOKEN set', () => {
     expect(ok.status).toBe(200);
     const exposition = await ok.text();
     expect(exposition).toMatch(/corpus_mcp_auth_failures_total\{reason="invalid_token"\} [1-9]/);
-    expect(exposition).toMatch(/corpus_mcp_auth_failures_total\{reason="session_principal_mismatch"\} 3\n/);
+    expect(exposition).toMatch(/corpus_mcp_auth_failures_total\{reason="session_principal_mismatch"\} 11\n/);
     expect(exposition).toMatch(/corpus_mcp_auth_failures_total\{reason="metrics_token"\} 2\n/);
   });
 });
