@@ -8,6 +8,7 @@
 import { hkdfSync } from 'node:crypto';
 import { EncryptJWT, errors as joseErrors, jwtDecrypt } from 'jose';
 import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { CodedError } from '../coded-error.js';
 
 /** Shortest SESSION_SECRET accepted, in characters. */
 export const MIN_SESSION_SECRET_CHARS = 32;
@@ -35,15 +36,7 @@ export interface SessionClaims {
 export type SessionTokenFailure = 'malformed' | 'invalid' | 'expired';
 
 /** Why an id was refused, for logs and metrics; the client is only ever told "not found". */
-export class SessionTokenError extends Error {
-  constructor(
-    readonly code: SessionTokenFailure,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SessionTokenError';
-  }
-}
+export class SessionTokenError extends CodedError<SessionTokenFailure> {}
 
 export interface SessionTokensOptions {
   /** The shared secret, ≥ MIN_SESSION_SECRET_CHARS characters. Every replica must hold the same one. */

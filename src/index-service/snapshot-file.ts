@@ -7,6 +7,7 @@ import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, write
 import { threadId } from 'node:worker_threads';
 import { readSnapshotHeader, SnapshotError } from '../search/index-snapshot.js';
 import type { SnapshotHeader } from '../search/index-snapshot.js';
+import { CodedError } from '../coded-error.js';
 
 const DIGEST_BYTES = 32;
 
@@ -21,15 +22,7 @@ export type SnapshotRefusalCode =
   | 'options_changed'
   | 'corpus_changed';
 
-export class SnapshotRefusal extends Error {
-  readonly code: SnapshotRefusalCode;
-
-  constructor(code: SnapshotRefusalCode, message: string) {
-    super(message);
-    this.name = 'SnapshotRefusal';
-    this.code = code;
-  }
-}
+export class SnapshotRefusal extends CodedError<SnapshotRefusalCode> {}
 
 /** Writes `bytes` and their digest to `path` atomically (temporary file, fsync, rename). */
 export function writeSnapshotFile(path: string, bytes: Uint8Array): void {

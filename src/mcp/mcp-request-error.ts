@@ -2,6 +2,7 @@
 // core throws it with a machine-readable code; each era's adapter turns the code into its SDK's error
 // class and its revision's JSON-RPC code, because the revisions disagree on some (resource not found
 // is -32002 in 2025-11-25 and -32602 in 2026-07-28).
+import { CodedError } from '../coded-error.js';
 
 export type McpRequestErrorCode =
   /** tools/call named a tool this server does not offer. */
@@ -15,15 +16,14 @@ export type McpRequestErrorCode =
   /** The index failed to build. */
   | 'index_unavailable';
 
-export class McpRequestError extends Error {
+export class McpRequestError extends CodedError<McpRequestErrorCode> {
   constructor(
-    readonly code: McpRequestErrorCode,
+    code: McpRequestErrorCode,
     message: string,
     /** JSON-RPC `error.data`, e.g. `{ uri }` for resource_not_found. */
     readonly data?: Record<string, unknown>,
   ) {
-    super(message);
-    this.name = 'McpRequestError';
+    super(code, message);
   }
 }
 

@@ -1,3 +1,5 @@
+import { CodedError } from '../coded-error.js';
+
 /** Why a call to an embeddings or rerank endpoint failed, after any retries. */
 export type ProviderErrorCode =
   /** The endpoint answered with a status that retrying will not fix (400, 401, 403, 404, …). */
@@ -12,14 +14,13 @@ export type ProviderErrorCode =
   | 'bad_response';
 
 /** A typed failure of a provider call; `message` names the endpoint and what to check, never a key. */
-export class ProviderError extends Error {
+export class ProviderError extends CodedError<ProviderErrorCode> {
   constructor(
-    readonly code: ProviderErrorCode,
+    code: ProviderErrorCode,
     message: string,
     /** HTTP status of the last attempt, when there was one. */
     readonly status?: number,
   ) {
-    super(message);
-    this.name = 'ProviderError';
+    super(code, message);
   }
 }

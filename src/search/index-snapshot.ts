@@ -19,6 +19,7 @@ import type { Document } from '../corpus/document.js';
 import { InvertedIndex, type InvertedIndexParts } from './inverted-index.js';
 import { SearchIndex, type SearchIndexParts } from './search-index.js';
 import { resolveSearchOptions } from './search-options.js';
+import { CodedError } from '../coded-error.js';
 
 /** Bumped whenever the byte layout changes; a snapshot of another layout is refused. */
 export const SNAPSHOT_LAYOUT = 2;
@@ -30,15 +31,7 @@ const PREAMBLE_BYTES = 24;
 /** Why bytes are not a snapshot this code can read. */
 export type SnapshotErrorCode = 'not_a_snapshot' | 'foreign_layout' | 'truncated' | 'malformed';
 
-export class SnapshotError extends Error {
-  readonly code: SnapshotErrorCode;
-
-  constructor(code: SnapshotErrorCode, message: string) {
-    super(message);
-    this.name = 'SnapshotError';
-    this.code = code;
-  }
-}
+export class SnapshotError extends CodedError<SnapshotErrorCode> {}
 
 type SectionType = 'u8' | 'u16' | 'u32' | 'f32' | 'f64';
 

@@ -8,6 +8,7 @@
  * Times are milliseconds since the epoch. An expired record is never returned; `deleteExpired`
  * reclaims its space.
  */
+import { CodedError } from '../coded-error.js';
 export interface StoredRecord {
   kind: string;
   id: string;
@@ -59,13 +60,4 @@ export interface Store {
 }
 
 /** Thrown when the store cannot be opened or a statement fails; `code` is machine-readable. */
-export class StoreError extends Error {
-  constructor(
-    readonly code: 'store_unavailable' | 'store_failed',
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'StoreError';
-  }
-}
+export class StoreError extends CodedError<'store_unavailable' | 'store_failed'> {}

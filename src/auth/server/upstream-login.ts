@@ -1,4 +1,5 @@
 import type { UpstreamIdentity } from './allowlist.js';
+import { CodedError } from '../../coded-error.js';
 
 /** What `start` hands back: where to send the browser, and what must be kept until the callback. */
 export interface UpstreamStart {
@@ -20,13 +21,4 @@ export interface UpstreamLogin {
   finish(callbackUrl: URL, saved: Record<string, string>): Promise<UpstreamIdentity>;
 }
 
-export class UpstreamLoginError extends Error {
-  constructor(
-    readonly code: 'upstream_unavailable' | 'upstream_refused',
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'UpstreamLoginError';
-  }
-}
+export class UpstreamLoginError extends CodedError<'upstream_unavailable' | 'upstream_refused'> {}

@@ -1,5 +1,6 @@
 // A tool error is an answer, not a crash: the message tells the model what was wrong and what to do,
 // and the code lets logs and metrics tell kinds apart without reading the text.
+import { CodedError } from '../../coded-error.js';
 
 export type ToolErrorCode =
   | 'invalid_arguments'
@@ -14,12 +15,4 @@ export type ToolErrorCode =
   | 'index_not_ready'
   | 'internal_error';
 
-export class ToolError extends Error {
-  constructor(
-    readonly code: ToolErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ToolError';
-  }
-}
+export class ToolError extends CodedError<ToolErrorCode> {}
