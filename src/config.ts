@@ -245,6 +245,13 @@ export interface LoginConfig {
   accessTokenTtlSeconds: number;
   /** REFRESH_TOKEN_TTL: seconds from sign-in (absolute, rotation does not extend it), 3600–31536000. Default 2592000 (30 days). */
   refreshTokenTtlSeconds: number;
+  /**
+   * REFRESH_TOKEN_GRACE: seconds a rotated refresh token keeps working after its first use, 1–3600.
+   * Default 120. Clients such as Claude refresh in parallel and retry, and would be signed out by
+   * strictly single-use tokens; a rotated token presented after the window is taken as stolen and
+   * its whole grant is revoked. Every replica must use the same value.
+   */
+  refreshGraceSeconds: number;
 }
 
 /** Thrown by `loadConfig`; `problems` has one line per bad variable. */
@@ -441,6 +448,7 @@ const loginSchema = z.object({
   AUTH_DATA_DIR: text,
   ACCESS_TOKEN_TTL: integer(60, 86_400),
   REFRESH_TOKEN_TTL: integer(3600, 365 * 86_400),
+  REFRESH_TOKEN_GRACE: integer(1, 3600),
 });
 
 /**
@@ -523,6 +531,7 @@ function readLogin(env: Readonly<Record<string, string | undefined>>): { login: 
       dataDir: l.AUTH_DATA_DIR ?? DEFAULT_AUTH_DATA_DIR,
       accessTokenTtlSeconds: l.ACCESS_TOKEN_TTL ?? 3600,
       refreshTokenTtlSeconds: l.REFRESH_TOKEN_TTL ?? 30 * 86_400,
+      refreshGraceSeconds: l.REFRESH_TOKEN_GRACE ?? 120,
     },
   };
 }

@@ -16,7 +16,7 @@ describe('loadConfig > team sign-in (LOGIN_PROVIDER)', () => {
     expect(auth.enabled).toBe(true);
     expect(auth.login).toMatchObject({
       provider: 'oidc', oidcIssuer: 'https://accounts.google.com', allowedEmailDomains: ['example.com'], allowAnyLogin: false,
-      dataDir: './data', accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 2_592_000,
+      dataDir: './data', accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 2_592_000, refreshGraceSeconds: 120,
       githubUrl: 'https://github.com', githubApiUrl: 'https://api.github.com',
     });
   });
@@ -48,6 +48,10 @@ describe('loadConfig > team sign-in (LOGIN_PROVIDER)', () => {
     expect(loadConfig({ ...open, ALLOW_ANY_LOGIN: 'true' }).auth.login?.allowAnyLogin).toBe(true);
   });
 
+  it('reads REFRESH_TOKEN_GRACE in seconds (every replica must agree on it)', () => {
+    expect(loadConfig({ ...GOOGLE, REFRESH_TOKEN_GRACE: '5' }).auth.login?.refreshGraceSeconds).toBe(5);
+  });
+
   it('accepts plain http for a loopback upstream issuer (tests, local IdPs)', () => {
     expect(loadConfig({ ...GOOGLE, LOGIN_OIDC_ISSUER: 'http://127.0.0.1:9000' }).auth.login?.oidcIssuer).toBe('http://127.0.0.1:9000');
   });
@@ -58,6 +62,8 @@ describe('loadConfig > team sign-in (LOGIN_PROVIDER)', () => {
     [{ OAUTH_ISSUER: 'https://idp.example.com' }, 'cannot be combined with OAUTH_ISSUER'],
     [{ LOGIN_PROVIDER: 'saml' }, 'LOGIN_PROVIDER="saml": must be one of oidc, github'],
     [{ REFRESH_TOKEN_TTL: '60' }, 'REFRESH_TOKEN_TTL="60": must be at least 3600'],
+    [{ REFRESH_TOKEN_GRACE: '0' }, 'REFRESH_TOKEN_GRACE="0": must be at least 1'],
+    [{ REFRESH_TOKEN_GRACE: '3601' }, 'REFRESH_TOKEN_GRACE="3601": must be at most 3600'],
   ])('refuses %j', (override, message) => {
     expect(problemsOf({ ...GOOGLE, ...override }).join('\n')).toContain(message);
   });

@@ -12,10 +12,12 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Browser, consentForm, freePort, pkcePair, startGithubUpstream, startOidcUpstream, startSignInServer } from './helpers/sign-in.js';
-import type { SignInServer, Upstream } from './helpers/sign-in.js';
+import {
+  authorizeUrl, Browser, CLIENT_REDIRECT_URI as REDIRECT, consentForm, form, freePort, mcpStatus, pkcePair, register, startGithubUpstream, startOidcUpstream,
+  startSignInServer, tokenRequest,
+} from './helpers/sign-in.js';
+import type { SignInServer, TokenResponse, Upstream } from './helpers/sign-in.js';
 
-const REDIRECT = 'http://localhost:33418/callback';
 const SECRET = 'a-test-secret-that-is-long-enough-0123456789';
 const UPSTREAM_CLIENT = { id: 'corpus-upstream', secret: 'upstream-secret' };
 const ADA = { email: 'ada@example.com' };
@@ -67,35 +69,6 @@ class ClaudeProvider implements OAuthClientProvider {
   codeVerifier() { return this.verifier; }
 }
 
-const form = (fields: Record<string, string>) => ({
-  method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' },
-});
-
-interface Registered { client_id: string; client_secret?: string }
-interface TokenResponse { access_token?: string; refresh_token?: string; error?: string; error_description?: string }
-
-async function register(server: SignInServer, method: 'none' | 'client_secret_post' | 'client_secret_basic'): Promise<Registered> {
-  const response = await fetch(`${server.url}/register`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Claude', redirect_uris: [REDIRECT], token_endpoint_auth_method: method, grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
-  });
-  expect(response.status).toBe(201);
-  return (await response.json()) as Registered;
-}
-
-function authorizeUrl(server: SignInServer, clientId: string, challenge: string, extra: Record<string, string> = {}): string {
-  const params = new URLSearchParams({
-    response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'mcp offline_access', state: 'xyz',
-    code_challenge: challenge, code_challenge_method: 'S256', resource: `${server.url}/mcp`, ...extra,
-  });
-  return `${server.url}/authorize?${params}`;
-}
-
-async function tokenRequest(server: SignInServer, client: Registered, fields: Record<string, string>): Promise<{ status: number; body: TokenResponse }> {
-  const response = await fetch(`${server.url}/token`, form({ client_id: client.client_id, ...(client.client_secret ? { client_secret: client.client_secret } : {}), ...fields }));
-  return { status: response.status, body: (await response.json()) as TokenResponse };
-}
-
 /** Registers a client, signs in through the browser and redeems the code. */
 async function signIn(server: SignInServer, method: 'none' | 'client_secret_post' = 'none') {
   const client = await register(server, method);
@@ -106,16 +79,6 @@ async function signIn(server: SignInServer, method: 'none' | 'client_secret_post
   const { status, body } = await tokenRequest(server, client, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier });
   expect(status).toBe(200);
   return { client, tokens: body as Required<Pick<TokenResponse, 'access_token' | 'refresh_token'>> };
-}
-
-async function mcpStatus(server: SignInServer, accessToken: string): Promise<number> {
-  const response = await fetch(server.mcpUrl, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
-  });
-  await response.body?.cancel();
-  return response.status;
 }
 
 async function searchWith(server: SignInServer, provider: OAuthClientProvider): Promise<string> {
@@ -137,9 +100,9 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
   let port: number;
   const env = () => ({
     LOGIN_PROVIDER: 'oidc', LOGIN_OIDC_ISSUER: upstream.url, LOGIN_CLIENT_ID: UPSTREAM_CLIENT.id, LOGIN_CLIENT_SECRET: UPSTREAM_CLIENT.secret,
-    ALLOWED_EMAIL_DOMAINS: 'example.com', AUTH_SECRET: SECRET,
+    ALLOWED_EMAIL_DOMAINS: 'example.com', AUTH_SECRET: SECRET, REFRESH_TOKEN_GRACE: '1',
   });
-  const start = () => startSignInServer(env(), { port, dataDir, tuning: { refreshGraceMs: 1000, fetch: cimdFetch } });
+  const start = () => startSignInServer(env(), { port, dataDir, tuning: { fetch: cimdFetch } });
 
   beforeAll(async () => {
     port = await freePort();

@@ -236,6 +236,55 @@ export function consentForm(html: string): { action: string; csrf: string } | un
   return action && csrf ? { action: action.replace(/&amp;/g, '&'), csrf } : undefined;
 }
 
+/** The redirect URI the test clients register: a native client's loopback callback, as Claude Code's. */
+export const CLIENT_REDIRECT_URI = 'http://localhost:33418/callback';
+
+/** Where a client reaches the authorization server (and, at url + '/mcp', the resource). */
+export interface ServerAddress {
+  url: string;
+}
+
+export const form = (fields: Record<string, string>) => ({
+  method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' },
+});
+
+export interface Registered { client_id: string; client_secret?: string }
+export interface TokenResponse { access_token?: string; refresh_token?: string; error?: string; error_description?: string }
+
+/** Dynamic client registration (RFC 7591) of a client with CLIENT_REDIRECT_URI; throws unless 201. */
+export async function register(server: ServerAddress, method: 'none' | 'client_secret_post' | 'client_secret_basic'): Promise<Registered> {
+  const response = await fetch(`${server.url}/register`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Claude', redirect_uris: [CLIENT_REDIRECT_URI], token_endpoint_auth_method: method, grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
+  });
+  if (response.status !== 201) throw new Error(`registration answered HTTP ${response.status}: ${await response.text()}`);
+  return (await response.json()) as Registered;
+}
+
+export function authorizeUrl(server: ServerAddress, clientId: string, challenge: string, extra: Record<string, string> = {}): string {
+  const params = new URLSearchParams({
+    response_type: 'code', client_id: clientId, redirect_uri: CLIENT_REDIRECT_URI, scope: 'mcp offline_access', state: 'xyz',
+    code_challenge: challenge, code_challenge_method: 'S256', resource: `${server.url}/mcp`, ...extra,
+  });
+  return `${server.url}/authorize?${params}`;
+}
+
+export async function tokenRequest(server: ServerAddress, client: Registered, fields: Record<string, string>): Promise<{ status: number; body: TokenResponse }> {
+  const response = await fetch(`${server.url}/token`, form({ client_id: client.client_id, ...(client.client_secret ? { client_secret: client.client_secret } : {}), ...fields }));
+  return { status: response.status, body: (await response.json()) as TokenResponse };
+}
+
+/** The status of an initialize on /mcp with `accessToken`: 200 when the token is accepted, 401 when not. */
+export async function mcpStatus(server: ServerAddress, accessToken: string): Promise<number> {
+  const response = await fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
 export function pkcePair(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };

@@ -52,7 +52,16 @@ function forwardable(headers: IncomingHttpHeaders): IncomingHttpHeaders {
 /** True for failures that happen before the backend saw the request: nothing was accepted, so trying the next one is safe. */
 const refused = (error: NodeJS.ErrnoException) => error.code === 'ECONNREFUSED' || error.code === 'EHOSTUNREACH' || error.code === 'ENETUNREACH';
 
-export async function startRoundRobinProxy(initial: Backend[]): Promise<RoundRobinProxy> {
+export interface RoundRobinProxyOptions {
+  /**
+   * Forward the client's Host header unchanged, as a load balancer in front of PUBLIC_URL does, so a
+   * backend that builds absolute URLs from the request (oidc-provider's resume and redirect URLs)
+   * builds them for the proxy's address. Default false: Host names the backend.
+   */
+  preserveHost?: boolean;
+}
+
+export async function startRoundRobinProxy(initial: Backend[], { preserveHost = false }: RoundRobinProxyOptions = {}): Promise<RoundRobinProxy> {
   if (initial.length === 0) throw new RangeError('startRoundRobinProxy: at least one backend is needed');
   const backends = [...initial];
   const served = backends.map(() => 0);
@@ -79,7 +88,7 @@ export async function startRoundRobinProxy(initial: Backend[]): Promise<RoundRob
     }
     const backend = backends[index]!;
     const headers = forwardable(req.headers);
-    headers.host = `${backend.host}:${backend.port}`;
+    if (!preserveHost) headers.host = `${backend.host}:${backend.port}`;
     headers.connection = 'close';
     if (body.length > 0 || req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') headers['content-length'] = String(body.length);
     const upstream = httpRequest({ host: backend.host, port: backend.port, method: req.method, path: req.url, headers, agent: false });

@@ -30,8 +30,12 @@ export async function cleanUpSpawnedServers(): Promise<void> {
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 }
 
-/** Starts `src/main.ts` with PORT=0 over a fresh copy of the sample corpus (or `corpusDir`); resolves once the index is built. */
-export async function spawnServer(env: Record<string, string> = {}, options: { corpusDir?: string } = {}): Promise<SpawnedServer> {
+/**
+ * Starts `src/main.ts` with PORT=0 over a fresh copy of the sample corpus (or `corpusDir`); resolves
+ * once the index is built, or fails after `readyWithinMs` (default 60000: on a busy machine a start
+ * that takes 2 s alone can take 30).
+ */
+export async function spawnServer(env: Record<string, string> = {}, options: { corpusDir?: string; readyWithinMs?: number } = {}): Promise<SpawnedServer> {
   let corpusDir = options.corpusDir;
   if (corpusDir === undefined) {
     corpusDir = await mkdtemp(join(tmpdir(), 'corpus-mcp-spawned-'));
@@ -58,7 +62,7 @@ export async function spawnServer(env: Record<string, string> = {}, options: { c
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   await Promise.race([
-    eventually(async () => lines.some((l) => l.msg === 'index built; ready'), 25_000),
+    eventually(async () => lines.some((l) => l.msg === 'index built; ready'), options.readyWithinMs ?? 60_000),
     exit.then(({ code }) => {
       throw new Error(`server exited with ${code} before it was ready: ${stderr}`);
     }),

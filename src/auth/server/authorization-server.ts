@@ -38,8 +38,8 @@ export interface AuthorizationServerOptions {
   accessTokenTtlSeconds: number;
   /** REFRESH_TOKEN_TTL, seconds, absolute from the sign-in. */
   refreshTokenTtlSeconds: number;
-  /** Grace window of a rotated refresh token, ms. Default 120000. */
-  refreshGraceMs?: number;
+  /** Grace window of a rotated refresh token, ms (REFRESH_TOKEN_GRACE). */
+  refreshGraceMs: number;
   logger?: Logger;
   /** Counts sign-ins, denials and revocations. Must not throw. */
   onEvent?: (event: AuthorizationServerEvent) => void;
@@ -94,7 +94,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const callbackUrl = `${issuer}${UPSTREAM_CALLBACK_PATH}`;
 
   const configuration: Configuration = {
-    adapter: createStoreAdapter(store, { unusedClientTtlSeconds: UNUSED_CLIENT_TTL_SECONDS, ...(refreshGraceMs === undefined ? {} : { refreshGraceMs }) }),
+    adapter: createStoreAdapter(store, { unusedClientTtlSeconds: UNUSED_CLIENT_TTL_SECONDS, refreshGraceMs }),
     jwks: { keys: [keys.signing] },
     cookies: { keys: keys.cookieKeys },
     async findAccount(_ctx, id) {

@@ -24,8 +24,8 @@ export interface SignInOptions {
   store: Store;
   logger?: Logger;
   onEvent?: AuthorizationServerOptions['onEvent'];
-  /** Not configuration: tests shorten the refresh grace window and serve client metadata documents. */
-  tuning?: Pick<AuthorizationServerOptions, 'refreshGraceMs' | 'fetch'>;
+  /** Not configuration: tests serve client metadata documents. */
+  tuning?: Pick<AuthorizationServerOptions, 'fetch'>;
 }
 
 /** The built-in authorization server and the verifier for its tokens, from LOGIN_* settings. */
@@ -47,6 +47,7 @@ export function createSignIn({ login, issuer, resource, store, logger, onEvent, 
   const server = createAuthorizationServer({
     issuer, resource, secret: login.secret, store, upstream, allowlist,
     accessTokenTtlSeconds: login.accessTokenTtlSeconds, refreshTokenTtlSeconds: login.refreshTokenTtlSeconds,
+    refreshGraceMs: login.refreshGraceSeconds * 1000,
     ...(logger ? { logger } : {}), ...(onEvent ? { onEvent } : {}), ...tuning,
   });
   const verifier = createIssuedTokenVerifier({ issuer, audience: resource, key: server.keys.verification, store });

@@ -48,7 +48,7 @@ describe('createStoreAdapter', () => {
 
   describe('registrations', () => {
     it('expires a dynamically registered client that gets no grant after unusedClientTtlSeconds', async () => {
-      const clients = new (createStoreAdapter(store, { unusedClientTtlSeconds: 86_400, now }))('Client');
+      const clients = new (createStoreAdapter(store, { refreshGraceMs: 120_000, unusedClientTtlSeconds: 86_400, now }))('Client');
       await clients.upsert('c1', { client_id: 'c1', redirect_uris: ['http://localhost:1/cb'] });
       expect(await clients.find('c1')).toMatchObject({ client_id: 'c1' });
       clock.now += 86_400_000;
@@ -57,7 +57,7 @@ describe('createStoreAdapter', () => {
   });
 
   it('finds sessions by uid', async () => {
-    const sessions = new (createStoreAdapter(store, { now }))('Session');
+    const sessions = new (createStoreAdapter(store, { refreshGraceMs: 120_000, now }))('Session');
     await sessions.upsert('s1', { uid: 'u1', accountId: 'ada@example.com' }, 3600);
     expect(await sessions.findByUid('u1')).toMatchObject({ accountId: 'ada@example.com' });
     expect(await sessions.findByUserCode()).toBeUndefined();

@@ -1,11 +1,8 @@
 import type { Store } from '../../store/store.js';
 
-/** How long a rotated refresh token still works, in ms: parallel and retried refreshes succeed. */
-export const DEFAULT_REFRESH_GRACE_MS = 120_000;
-
 export interface StoreAdapterOptions {
-  /** See DEFAULT_REFRESH_GRACE_MS. Tests shorten it. */
-  refreshGraceMs?: number;
+  /** How long a rotated refresh token still works after its first use, ms (REFRESH_TOKEN_GRACE). */
+  refreshGraceMs: number;
   /**
    * Lifetime of a dynamically registered client, seconds. Clients such as Claude register anew on each
    * connection; a registration that never obtains a grant disappears after this. Default 86400.
@@ -27,7 +24,7 @@ const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
  * request succeeds with a fresh token of its own; after the window, the report is `consumed` and
  * oidc-provider revokes the grant. The first-use time comes from the store's atomic consume.
  */
-export function createStoreAdapter(store: Store, { refreshGraceMs = DEFAULT_REFRESH_GRACE_MS, unusedClientTtlSeconds = 86_400, now = Date.now }: StoreAdapterOptions = {}) {
+export function createStoreAdapter(store: Store, { refreshGraceMs, unusedClientTtlSeconds = 86_400, now = Date.now }: StoreAdapterOptions) {
   const withConsumption = (kind: string, payload: Payload, consumedAt: number | undefined): Payload => {
     if (consumedAt === undefined) return payload;
     if (kind === 'RefreshToken' && now() - consumedAt < refreshGraceMs) return payload;
