@@ -57,7 +57,8 @@ const readyz = async (server: SpawnedServer) => {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };
 
-describe('index reload', () => {
+// Each test starts a process of its own, which takes half a minute on a busy machine.
+describe('index reload', { timeout: 120_000 }, () => {
   it('on SIGHUP, swaps in an index that sees a new file, and tells the session the list changed', async () => {
     const { server, corpus, client } = await start();
     let listChanged = 0;
