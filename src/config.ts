@@ -67,7 +67,10 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
   /** Whether query text may appear in logs. Default false. */
   logQueries: boolean;
-  /** Milliseconds SIGTERM/SIGINT waits for in-flight requests before cutting them off, 100–600000. Default 10000. */
+  /**
+   * DRAIN_TIMEOUT_MS: the whole drain on SIGTERM/SIGINT, 100–600000 ms: at most half of it listening
+   * while requests still arrive, then requests in flight are awaited and, past it, cut off. Default 10000.
+   */
   drainTimeoutMs: number;
   /** MAX_BODY_BYTES: largest request body on /mcp, 1024–67108864 bytes; larger ones get 413. Default 1048576 (1 MiB). */
   maxBodyBytes: number;

@@ -162,8 +162,9 @@ async function main(): Promise<void> {
     });
   }
 
-  // Drain: /readyz turns 503, new sessions are refused, in-flight requests finish (bounded by
-  // DRAIN_TIMEOUT_MS), sessions close, then exit 0. A second signal while draining changes nothing.
+  // Drain (http/shutdown.ts): /readyz turns 503, new sessions are refused, the listener stays open
+  // until requests stop arriving, in-flight requests finish, sessions close, then exit 0; all within
+  // DRAIN_TIMEOUT_MS. A second signal while draining changes nothing.
   attach(server as Server);
   const stop = (signal: string) =>
     void ops.shutdown

@@ -3,6 +3,10 @@
 // tool calls while replica A is stopped with SIGTERM and restarted, then replica B. With a shared
 // SESSION_SECRET no call fails and the client keeps its Mcp-Session-Id; without one (the negative
 // control) calls fail, which shows the test can see the problem. The same with MCP_SESSIONS=off.
+// Stopping comes two ways: the test takes the replica out of rotation before SIGTERM (as a preStop pause
+// does), or it sends SIGTERM at once to a replica still in rotation and the proxy, which health-checks
+// /readyz like Fly's proxy or a Kubernetes Service, steers away on its own while the replica keeps
+// answering until the traffic has gone.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +39,15 @@ interface RunResult {
   servedByRestarted: number[];
   /** Requests the proxy sent elsewhere because a stopped replica refused the connection. */
   skipped: number;
+  /** Tool calls a replica answered between its SIGTERM and its exit. */
+  servedWhileDraining: number;
 }
+
+/**
+ * How a replica is stopped: `rotation` takes it out of the proxy's rotation 100 ms before SIGTERM;
+ * `sigterm` sends SIGTERM to a replica still in rotation, with a proxy that checks /readyz every 200 ms.
+ */
+type StopWith = 'rotation' | 'sigterm';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -43,7 +55,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Two replicas (each with `envOf(slot)`) behind the proxy; one client calls search_documents in a loop
  * while A, then B, is stopped with SIGTERM and restarted (and put back in rotation once ready).
  */
-async function rollingRestart(envOf: (slot: number) => Record<string, string>): Promise<RunResult> {
+async function rollingRestart(envOf: (slot: number) => Record<string, string>, stopWith: StopWith = 'rotation'): Promise<RunResult> {
   const corpusDir = await mkdtemp(join(tmpdir(), 'corpus-mcp-replicas-'));
   cleanups.push(() => rm(corpusDir, { recursive: true, force: true }));
   await writeCorpusFiles(corpusDir);
@@ -51,7 +63,10 @@ async function rollingRestart(envOf: (slot: number) => Record<string, string>): 
     return spawnServer({ DRAIN_TIMEOUT_MS: '5000', ...envOf(slot) }, { corpusDir });
   };
   const replicas: SpawnedServer[] = [await start(0), await start(1)];
-  const proxy: RoundRobinProxy = await startRoundRobinProxy(replicas.map((r) => ({ host: LOOPBACK, port: r.port })));
+  const proxy: RoundRobinProxy = await startRoundRobinProxy(
+    replicas.map((r) => ({ host: LOOPBACK, port: r.port })),
+    stopWith === 'sigterm' ? { readiness: { path: '/readyz', intervalMs: 200 } } : {},
+  );
   cleanups.push(() => proxy.close());
 
   const client = new Client({ name: 'replica-test', version: '1.0.0' });
@@ -60,7 +75,7 @@ async function rollingRestart(envOf: (slot: number) => Record<string, string>): 
     reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 10, maxReconnectionDelay: 10, reconnectionDelayGrowFactor: 1 },
   });
   client.onerror = () => {};
-  const result: RunResult = { calls: 0, failures: [], sessionIds: new Set(), servedBySlot: [0, 0], servedByRestarted: [0, 0], skipped: 0 };
+  const result: RunResult = { calls: 0, failures: [], sessionIds: new Set(), servedBySlot: [0, 0], servedByRestarted: [0, 0], skipped: 0, servedWhileDraining: 0 };
   try {
     // initialize and notifications/initialized already go to different replicas.
     await client.connect(transport);
@@ -105,21 +120,29 @@ async function rollingRestart(envOf: (slot: number) => Record<string, string>): 
   await sleep(400);
   for (const slot of [0, 1]) {
     const old = replicas[slot]!;
-    // As an orchestrator does before it stops an instance, the balancer stops sending it new
-    // requests, and SIGTERM follows a moment later (Kubernetes' preStop pause): calls already on
-    // their way to it must finish there. Without the pause, a request can reach the listening socket
-    // in the instant it closes and be reset, a TCP race that sessions cannot fix.
-    proxy.setOutOfRotation(slot, true);
-    await sleep(100);
+    // `rotation`: as an orchestrator does with a preStop pause, the balancer stops sending the
+    // replica new requests and SIGTERM follows a moment later. `sigterm`: no pause; the replica's
+    // /readyz turns 503 and it keeps listening until requests stop arriving, so none reaches its
+    // listening socket in the instant it closes (which would reset it: a TCP race no retry can undo).
+    if (stopWith === 'rotation') {
+      proxy.setOutOfRotation(slot, true);
+      await sleep(100);
+    }
+    const signalled = proxy.log.length;
     const stopped = await stop(old);
     expect(stopped.code).toBe(0);
-    // Back in rotation while it is down: the balancer meets a refused connection and skips it.
-    proxy.setOutOfRotation(slot, false);
-    await sleep(100);
+    result.servedWhileDraining += proxy.log.slice(signalled).filter((e) => e.backend === slot && e.method === 'POST').length;
+    if (stopWith === 'rotation') {
+      // Back in rotation while it is down: the balancer meets a refused connection and skips it.
+      proxy.setOutOfRotation(slot, false);
+      await sleep(100);
+    }
     const fresh = await start(slot);
     replicas[slot] = fresh;
     proxy.backends[slot] = { host: LOOPBACK, port: fresh.port };
     restarted[slot] = true;
+    // The health-checking proxy sends it nothing until its next check finds it ready.
+    while (stopWith === 'sigterm' && proxy.unready.has(slot)) await sleep(20);
     await sleep(400);
   }
   running = false;
@@ -140,6 +163,18 @@ describe('two replicas behind a round-robin proxy, restarted one after the other
     expect(run.servedByRestarted[0]).toBeGreaterThan(0);
     expect(run.servedByRestarted[1]).toBeGreaterThan(0);
     expect(run.skipped).toBeGreaterThan(0);
+  });
+
+  it('stopped with SIGTERM while still in rotation (the proxy health-checks /readyz): zero failed calls, one unchanged Mcp-Session-Id, calls answered while draining', async () => {
+    const run = await rollingRestart(() => ({ SESSION_SECRET: SECRET }), 'sigterm');
+    expect(run.failures).toEqual([]);
+    expect(run.calls).toBeGreaterThan(20);
+    expect(run.sessionIds.size).toBe(1);
+    expect(run.servedByRestarted[0]).toBeGreaterThan(0);
+    expect(run.servedByRestarted[1]).toBeGreaterThan(0);
+    // Requests reached each replica after its SIGTERM, before the proxy saw /readyz fail: the race
+    // this run is about happened, and every one of them was answered.
+    expect(run.servedWhileDraining).toBeGreaterThan(0);
   });
 
   it('negative control: without a shared SESSION_SECRET the same run fails calls', async () => {

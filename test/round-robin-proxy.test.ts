@@ -15,6 +15,8 @@ interface Upstream {
   /** Responses whose client went away before they ended. */
   abandoned: number;
   open: Set<ServerResponse>;
+  /** What GET /readyz answers: 200 when true, 503 when false. */
+  ready: boolean;
 }
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -23,8 +25,9 @@ afterEach(async () => {
 });
 
 async function upstream(name: string): Promise<Upstream> {
-  const state: Upstream = { server: undefined as unknown as Server, port: 0, connections: 0, abandoned: 0, open: new Set() };
+  const state: Upstream = { server: undefined as unknown as Server, port: 0, connections: 0, abandoned: 0, open: new Set(), ready: true };
   state.server = createServer((req, res) => {
+    if (req.url === '/readyz') return void res.writeHead(state.ready ? 200 : 503).end();
     if (req.url === '/sse') {
       state.open.add(res);
       res.on('close', () => {
@@ -138,6 +141,33 @@ describe('startRoundRobinProxy', () => {
     };
     expect(await names(4)).toEqual(['b', 'b', 'b', 'b']);
     proxy.setOutOfRotation(0, false);
+    expect((await names(4)).sort()).toEqual(['a', 'a', 'b', 'b']);
+  });
+
+  it('keeps the client\'s Host header with preserveHost, and names the backend without it', async () => {
+    const a = await upstream('a');
+    const keeping = await startRoundRobinProxy([{ host: '127.0.0.1', port: a.port }], { preserveHost: true });
+    cleanups.push(() => keeping.close());
+    expect(((await (await fetch(`${keeping.url}/echo`)).json()) as { host: string }).host).toBe(`127.0.0.1:${keeping.port}`);
+    const proxy = await proxyFor(a);
+    expect(((await (await fetch(`${proxy.url}/echo`)).json()) as { host: string }).host).toBe(`127.0.0.1:${a.port}`);
+  });
+
+  it('with readiness checks, sends nothing to a backend whose /readyz fails until it answers 200 again', async () => {
+    const a = await upstream('a');
+    const b = await upstream('b');
+    const proxy = await startRoundRobinProxy([a, b].map((u) => ({ host: '127.0.0.1', port: u.port })), { readiness: { path: '/readyz', intervalMs: 20 } });
+    cleanups.push(() => proxy.close());
+    const names = async (n: number) => {
+      const seen: string[] = [];
+      for (let i = 0; i < n; i += 1) seen.push(((await (await fetch(`${proxy.url}/echo`)).json()) as { name: string }).name);
+      return seen;
+    };
+    a.ready = false;
+    while (!proxy.unready.has(0)) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await names(4)).toEqual(['b', 'b', 'b', 'b']);
+    a.ready = true;
+    while (proxy.unready.has(0)) await new Promise((resolve) => setTimeout(resolve, 10));
     expect((await names(4)).sort()).toEqual(['a', 'a', 'b', 'b']);
   });
 

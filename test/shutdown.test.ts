@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -13,8 +14,11 @@ function deferred<T = void>() {
   return { promise, resolve };
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 interface Harness {
   base: string;
+  port: number;
   server: Server;
   shutdown: Shutdown;
   slowStarted: Promise<void>;
@@ -31,8 +35,9 @@ afterEach(() => {
   }
 });
 
-async function start(drainTimeoutMs: number): Promise<Harness> {
-  const shutdown = createShutdown({ logger: silentLogger, drainTimeoutMs });
+/** A server with the drain attached; `quietMs` defaults to 0 here so tests not about it run fast. */
+async function start(drainTimeoutMs: number, { quietMs = 0 }: { quietMs?: number } = {}): Promise<Harness> {
+  const shutdown = createShutdown({ logger: silentLogger, drainTimeoutMs, quietMs });
   const slowStarted = deferred();
   const slowGate = deferred();
   const streamOpened = deferred();
@@ -46,6 +51,7 @@ async function start(drainTimeoutMs: number): Promise<Harness> {
     return c.text('done');
   });
   app.get('/hang', () => new Promise<Response>(() => {}));
+  app.get('/readyz', (c) => c.text(shutdown.draining ? 'draining' : 'ready', shutdown.draining ? 503 : 200));
   app.get('/stream', () => {
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -58,6 +64,8 @@ async function start(drainTimeoutMs: number): Promise<Harness> {
   });
   app.use('/mcp', refuseNewSessionsWhileDraining({ isDraining: () => shutdown.draining }));
   app.post('/mcp', (c) => c.json({ ok: true }));
+  // As the MCP SDK answers with SSE: it names keep-alive itself.
+  app.get('/keep-alive', (c) => c.text('data: x\n\n', 200, { 'content-type': 'text/event-stream', connection: 'keep-alive' }));
 
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s as Server)) as Server;
@@ -73,6 +81,7 @@ async function start(drainTimeoutMs: number): Promise<Harness> {
   const { port } = server.address() as AddressInfo;
   return {
     base: `http://127.0.0.1:${port}`,
+    port,
     server,
     shutdown,
     slowStarted: slowStarted.promise,
@@ -132,6 +141,83 @@ describe('createShutdown', () => {
       expect(h.sessionsClosed()).toBe(true);
     });
 
+    it('answers every response with Connection: close once draining, so no client reuses the connection', async () => {
+      const h = await start(60_000, { quietMs: 200 });
+      const before = await fetch(`${h.base}/mcp`, { method: 'POST', headers: { 'mcp-session-id': 's' }, body: '{}' });
+      expect(before.headers.get('connection')).toBe('keep-alive');
+      const report = h.shutdown.run('SIGTERM');
+      const during = await fetch(`${h.base}/mcp`, { method: 'POST', headers: { 'mcp-session-id': 's' }, body: '{}' });
+      expect(during.status).toBe(200);
+      expect(during.headers.get('connection')).toBe('close');
+      const sse = await fetch(`${h.base}/keep-alive`);
+      expect(sse.status).toBe(200);
+      expect(sse.headers.get('connection')).toBe('close');
+      await sse.text();
+      expect(await report).toMatchObject({ drained: true, abandoned: 0 });
+    });
+
+    it('keeps listening while requests keep arriving, and closes the listener once they stop for quietMs', async () => {
+      const h = await start(60_000, { quietMs: 500 });
+      const report = h.shutdown.run('SIGTERM');
+      // Over a second of traffic, a request every 50 ms or so: twice the quiet time, and still listening.
+      const startedAt = Date.now();
+      while (Date.now() - startedAt < 1_000) {
+        const res = await fetch(`${h.base}/mcp`, { method: 'POST', headers: { 'mcp-session-id': 's' }, body: '{}' });
+        expect(res.status).toBe(200);
+        await sleep(50);
+      }
+      expect(h.server.listening).toBe(true);
+      expect(await report).toMatchObject({ drained: true, abandoned: 0 });
+      expect(h.server.listening).toBe(false);
+    });
+
+    it('does not count health probes as traffic: a load balancer polling /readyz does not hold the listener open', async () => {
+      const h = await start(60_000, { quietMs: 300 });
+      let polling = true;
+      const poller = (async () => {
+        while (polling) {
+          const res = await fetch(`${h.base}/readyz`).catch(() => undefined);
+          await res?.body?.cancel();
+          await sleep(50);
+        }
+      })();
+      await sleep(100);
+      const startedAt = Date.now();
+      expect(await h.shutdown.run('SIGTERM')).toMatchObject({ drained: true });
+      expect(Date.now() - startedAt).toBeLessThan(5_000);
+      polling = false;
+      await poller;
+    });
+
+    it('closes the listener at half the drain time at the latest', async () => {
+      const h = await start(1_000, { quietMs: 10_000 });
+      const startedAt = Date.now();
+      await h.shutdown.run('SIGTERM');
+      expect(Date.now() - startedAt).toBeGreaterThanOrEqual(450);
+      expect(Date.now() - startedAt).toBeLessThan(5_000);
+      expect(h.server.listening).toBe(false);
+    });
+
+    it('answers a connection accepted before the listener closed whose request arrives after, instead of resetting it', async () => {
+      const h = await start(60_000, { quietMs: 0 });
+      const accepted = new Promise<void>((resolve) => h.server.once('connection', () => resolve()));
+      const socket = connect(h.port, '127.0.0.1');
+      await accepted;
+      const report = h.shutdown.run('SIGTERM');
+      while (h.server.listening) await sleep(5);
+      let answer = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+      const closed = new Promise<string | undefined>((resolve) => {
+        socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code));
+        socket.on('close', () => resolve(undefined));
+      });
+      socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nMcp-Session-Id: s\r\nContent-Length: 2\r\n\r\n{}');
+      expect(await closed).toBeUndefined(); // closed cleanly after the answer, not reset
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+      expect(answer.toLowerCase()).toContain('connection: close');
+      expect(await report).toMatchObject({ drained: true, abandoned: 0 });
+    });
+
     it('returns the same drain to every caller', async () => {
       const h = await start(1_000);
       const first = h.shutdown.run('SIGTERM');
@@ -142,6 +228,7 @@ describe('createShutdown', () => {
 
   it('refuses a drain timeout that is not a positive number', () => {
     expect(() => createShutdown({ logger: silentLogger, drainTimeoutMs: 0 })).toThrow(/drainTimeoutMs.*got 0/);
+    expect(() => createShutdown({ logger: silentLogger, drainTimeoutMs: 10_000, quietMs: -1 })).toThrow(/quietMs.*got -1/);
   });
 });
 

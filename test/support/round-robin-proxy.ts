@@ -37,6 +37,8 @@ export interface RoundRobinProxy {
   readonly log: readonly ProxiedRequest[];
   /** Times a backend refused a connection and the request went on to the next one. */
   readonly refusals: number;
+  /** With `readiness`: the backends whose last health check failed. */
+  readonly unready: ReadonlySet<number>;
   close(): Promise<void>;
 }
 
@@ -59,9 +61,15 @@ export interface RoundRobinProxyOptions {
    * builds them for the proxy's address. Default false: Host names the backend.
    */
   preserveHost?: boolean;
+  /**
+   * Health-check each backend by GET on this path every `intervalMs`, as Fly's proxy or a Kubernetes
+   * Service (through readiness) does: a backend that answers anything but 200, or cannot be reached,
+   * gets no new requests until it answers 200 again. Default none: every backend is always in rotation.
+   */
+  readiness?: { path: string; intervalMs: number };
 }
 
-export async function startRoundRobinProxy(initial: Backend[], { preserveHost = false }: RoundRobinProxyOptions = {}): Promise<RoundRobinProxy> {
+export async function startRoundRobinProxy(initial: Backend[], { preserveHost = false, readiness }: RoundRobinProxyOptions = {}): Promise<RoundRobinProxy> {
   if (initial.length === 0) throw new RangeError('startRoundRobinProxy: at least one backend is needed');
   const backends = [...initial];
   const served = backends.map(() => 0);
@@ -69,6 +77,8 @@ export async function startRoundRobinProxy(initial: Backend[], { preserveHost = 
   let next = 0;
   let refusals = 0;
   const outOfRotation = new Set<number>();
+  const unready = new Set<number>();
+  const skipped = (index: number) => outOfRotation.has(index) || unready.has(index);
 
   const record = (req: IncomingMessage, backend: number, status: number) => {
     if (backend >= 0) served[backend] = (served[backend] ?? 0) + 1;
@@ -82,7 +92,7 @@ export async function startRoundRobinProxy(initial: Backend[], { preserveHost = 
       return;
     }
     const index = (start + attempt) % backends.length;
-    if (outOfRotation.has(index) && outOfRotation.size < backends.length) {
+    if (skipped(index) && backends.some((_, i) => !skipped(i))) {
       forward(req, res, body, attempt + 1, start);
       return;
     }
@@ -142,6 +152,33 @@ export async function startRoundRobinProxy(initial: Backend[], { preserveHost = 
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+
+  const check = (index: number) =>
+    new Promise<void>((resolve) => {
+      const backend = backends[index]!;
+      const probe = httpRequest({ host: backend.host, port: backend.port, path: readiness!.path, agent: false, timeout: readiness!.intervalMs * 4 }, (res) => {
+        res.resume();
+        if (res.statusCode === 200) unready.delete(index);
+        else unready.add(index);
+        resolve();
+      });
+      probe.on('timeout', () => probe.destroy(new Error('readiness check timed out')));
+      probe.on('error', () => {
+        unready.add(index);
+        resolve();
+      });
+      probe.end();
+    });
+  let checking = true;
+  const checks = readiness
+    ? (async () => {
+        while (checking) {
+          await Promise.all(backends.map((_, index) => check(index)));
+          await new Promise((resolve) => setTimeout(resolve, readiness.intervalMs));
+        }
+      })()
+    : Promise.resolve();
+
   return {
     url: `http://127.0.0.1:${port}`,
     port,
@@ -151,14 +188,18 @@ export async function startRoundRobinProxy(initial: Backend[], { preserveHost = 
     get refusals() {
       return refusals;
     },
+    unready,
     setOutOfRotation(index, out) {
       if (out) outOfRotation.add(index);
       else outOfRotation.delete(index);
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      checking = false;
+      await checks;
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }
