@@ -1,11 +1,15 @@
 // Protocol hygiene against a real listening server: every malformed, mislabelled or misdirected
 // request gets the status the MCP Streamable HTTP transport and RFC 9110 call for, a JSON body a
-// client can parse, and nothing of the server's internals.
+// client can parse, and nothing of the server's internals. Single requests go through supertest,
+// which sends the headers as written (Host included); the body limit's chunked upload and the SSE
+// stream use fetch.
+import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MCP_HEADERS, mcpPost } from './support/mcp-post.js';
 import { startTestServer } from './support/test-server.js';
 import type { TestServer } from './support/test-server.js';
-import { openSession, rawRequest } from './support/raw-mcp.js';
-import { expectNoInternals, INITIALIZE, MCP_HEADERS, messagesOf, onSession, post } from './robustness-support.js';
+import { openSession } from './support/raw-mcp.js';
+import { expectNoInternals, INITIALIZE, messagesOf, onSession, post } from './robustness-support.js';
 
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -25,6 +29,7 @@ describe('robustness: protocol hygiene', () => {
   });
 
   const ping = (id: number | string = 2) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' });
+  const JSON_TYPE = /^application\/json/;
 
   describe('POST /mcp', () => {
     it.each([
@@ -34,26 +39,33 @@ describe('robustness: protocol hygiene', () => {
       ['a lone bracket', '['],
       ['trailing garbage', '{"jsonrpc":"2.0","id":1,"method":"ping"} x'],
     ])('answers %s without a session with 400 and a JSON-RPC parse error (-32700)', async (_name, body) => {
-      const response = await post(server.mcpUrl, body);
+      const response = await mcpPost(server.mcpUrl, body);
       expect(response.status).toBe(400);
-      expect(JSON.parse(response.text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
+      expect(response.headers['content-type']).toMatch(JSON_TYPE);
+      expect(response.headers['mcp-session-id']).toBeUndefined();
+      expect(response.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
       expectNoInternals(response.text);
     });
 
     it('answers malformed JSON on a session with 400 and a JSON-RPC parse error (-32700)', async () => {
-      const response = await post(server.mcpUrl, '{"method":', onSession(session));
+      const response = await mcpPost(server.mcpUrl, '{"method":', onSession(session));
       expect(response.status).toBe(400);
-      expect(JSON.parse(response.text)).toMatchObject({ error: { code: -32700 } });
+      expect(response.headers['content-type']).toMatch(JSON_TYPE);
+      expect(response.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
     });
 
     it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml'])(
       'answers Content-Type %s with 415',
       async (contentType) => {
-        const fresh = await post(server.mcpUrl, INITIALIZE, { 'content-type': contentType });
+        const fresh = await mcpPost(server.mcpUrl, INITIALIZE, { 'content-type': contentType });
         expect(fresh.status).toBe(415);
-        const onOpen = await post(server.mcpUrl, ping(), { ...onSession(session), 'content-type': contentType });
+        expect(fresh.headers['content-type']).toMatch(JSON_TYPE);
+        expect(fresh.headers['mcp-session-id']).toBeUndefined();
+        expect(fresh.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+        const onOpen = await mcpPost(server.mcpUrl, ping(), { ...onSession(session), 'content-type': contentType });
         expect(onOpen.status).toBe(415);
-        expect(JSON.parse(onOpen.text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+        expect(onOpen.headers['content-type']).toMatch(JSON_TYPE);
+        expect(onOpen.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
       },
     );
 
@@ -63,34 +75,39 @@ describe('robustness: protocol hygiene', () => {
       ['Accept: text/event-stream only', 'text/event-stream'],
       ['Accept: text/html', 'text/html'],
     ])('answers %s with 406', async (_name, accept) => {
-      const headers: Record<string, string> = { 'content-type': 'application/json', ...onSession(session) };
-      if (accept !== undefined) headers.accept = accept;
-      const response = await fetch(server.mcpUrl, { method: 'POST', headers, body: ping() });
+      // Without an Accept, supertest sends none (fetch would send `*/*`).
+      const pending = mcpPost(server.mcpUrl, ping(), onSession(session));
+      const response = await (accept === undefined ? pending.unset('accept') : pending.set('accept', accept));
       expect(response.status).toBe(406);
-      expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+      expect(response.headers['content-type']).toMatch(JSON_TYPE);
+      expect(response.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
     });
 
     it.each(['1999-01-01', 'latest', '2025-06-18; drop table', ''.padEnd(300, '9')])(
       'answers MCP-Protocol-Version %j on a session with 400 naming the supported versions',
       async (version) => {
-        const response = await post(server.mcpUrl, ping(), { 'mcp-session-id': session, 'mcp-protocol-version': version });
+        const response = await mcpPost(server.mcpUrl, ping(), { 'mcp-session-id': session, 'mcp-protocol-version': version });
         expect(response.status).toBe(400);
-        expect(JSON.parse(response.text)).toMatchObject({ error: { message: expect.stringMatching(/2025-06-18/) } });
+        expect(response.headers['content-type']).toMatch(JSON_TYPE);
+        expect(response.body).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringMatching(/2025-06-18/) } });
       },
     );
 
     it('answers a non-initialize request without Mcp-Session-Id with 400', async () => {
-      const response = await post(server.mcpUrl, ping());
+      const response = await mcpPost(server.mcpUrl, ping());
       expect(response.status).toBe(400);
-      expect(JSON.parse(response.text)).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringMatching(/initialize/) } });
+      expect(response.headers['content-type']).toMatch(JSON_TYPE);
+      expect(response.body).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringMatching(/initialize/) } });
     });
 
     it.each(['00000000-0000-0000-0000-000000000000', 'not-a-uuid', '../../etc/passwd', 'x'.repeat(4000)])(
       'answers an unknown session id %# with 404 so the client re-initialises',
       async (id) => {
-        const response = await post(server.mcpUrl, ping(), { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' });
+        const response = await mcpPost(server.mcpUrl, ping(), { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' });
         expect(response.status).toBe(404);
-        expect(JSON.parse(response.text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32001 } });
+        expect(response.headers['content-type']).toMatch(JSON_TYPE);
+        expect(response.headers['mcp-session-id']).toBeUndefined();
+        expect(response.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32001 } });
       },
     );
 
@@ -127,9 +144,9 @@ describe('robustness: protocol hygiene', () => {
 
     it('accepts a body just under MAX_BODY_BYTES', async () => {
       const body = JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping', params: { _meta: { pad: 'x'.repeat(MAX_BODY_BYTES - 200) } } });
-      const response = await post(server.mcpUrl, body, onSession(session));
+      const response = await mcpPost(server.mcpUrl, body, onSession(session));
       expect(response.status).toBe(200);
-      expect(messagesOf(response)[0]).toMatchObject({ id: 4, result: {} });
+      expect(messagesOf(response)).toEqual([{ jsonrpc: '2.0', id: 4, result: {} }]);
     });
 
     it.each([
@@ -140,34 +157,38 @@ describe('robustness: protocol hygiene', () => {
       ['a request without a method', '{"jsonrpc":"2.0","id":1}'],
       ['a wrong jsonrpc version', '{"jsonrpc":"1.0","id":1,"method":"ping"}'],
     ])('answers %s on a session with a 4xx JSON-RPC error', async (_name, body) => {
-      const response = await post(server.mcpUrl, body, onSession(session));
+      const response = await mcpPost(server.mcpUrl, body, onSession(session));
       expect(response.status).toBeGreaterThanOrEqual(400);
       expect(response.status).toBeLessThan(500);
-      expect(JSON.parse(response.text)).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
+      expect(response.headers['content-type']).toMatch(JSON_TYPE);
+      expect(response.body).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
       expectNoInternals(response.text);
     });
 
     it('answers an unknown method with a JSON-RPC method-not-found error', async () => {
-      const response = await post(server.mcpUrl, JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'fs/read', params: { path: '/etc/passwd' } }), onSession(session));
+      const response = await mcpPost(server.mcpUrl, JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'fs/read', params: { path: '/etc/passwd' } }), onSession(session));
       expect(response.status).toBe(200);
-      expect(messagesOf(response)[0]).toMatchObject({ id: 5, error: { code: -32601 } });
+      expect(messagesOf(response)).toEqual([{ jsonrpc: '2.0', id: 5, error: expect.objectContaining({ code: -32601 }) }]);
     });
   });
 
   describe('GET and DELETE /mcp', () => {
     it('answers GET without Mcp-Session-Id with 400 and GET on an unknown session with 404', async () => {
-      const missing = await fetch(server.mcpUrl, { headers: { accept: 'text/event-stream' } });
+      const missing = await request(server.url).get('/mcp').set('accept', 'text/event-stream');
       expect(missing.status).toBe(400);
-      await missing.text();
-      const unknown = await fetch(server.mcpUrl, { headers: { accept: 'text/event-stream', 'mcp-session-id': 'nope' } });
+      expect(missing.headers['content-type']).toMatch(JSON_TYPE);
+      expect(missing.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+      const unknown = await request(server.url).get('/mcp').set({ accept: 'text/event-stream', 'mcp-session-id': 'nope' });
       expect(unknown.status).toBe(404);
-      await unknown.text();
+      expect(unknown.headers['content-type']).toMatch(JSON_TYPE);
+      expect(unknown.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32001 } });
     });
 
     it('answers GET that does not accept text/event-stream with 406', async () => {
-      const response = await fetch(server.mcpUrl, { headers: { accept: 'application/json', ...onSession(session) } });
+      const response = await request(server.url).get('/mcp').set({ accept: 'application/json', ...onSession(session) });
       expect(response.status).toBe(406);
-      await response.text();
+      expect(response.headers['content-type']).toMatch(JSON_TYPE);
+      expect(response.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
     });
 
     it('refuses a second GET stream on the same session with 409 and keeps the first', async () => {
@@ -180,27 +201,28 @@ describe('robustness: protocol hygiene', () => {
     });
 
     it('answers DELETE on an unknown session with 404', async () => {
-      const response = await fetch(server.mcpUrl, { method: 'DELETE', headers: { 'mcp-session-id': 'nope' } });
+      const response = await request(server.url).delete('/mcp').set('mcp-session-id', 'nope');
       expect(response.status).toBe(404);
-      await response.text();
+      expect(response.headers['content-type']).toMatch(JSON_TYPE);
+      expect(response.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32001 } });
     });
 
-    it.each(['PUT', 'PATCH'])('answers %s /mcp with 405 and an Allow header', async (method) => {
-      const response = await fetch(server.mcpUrl, { method, headers: MCP_HEADERS, body: '{}' });
+    it.each(['put', 'patch'] as const)('answers %s /mcp with 405 and an Allow header', async (method) => {
+      const response = await request(server.url)[method]('/mcp').set(MCP_HEADERS).send('{}');
       expect(response.status).toBe(405);
-      expect(response.headers.get('allow')).toMatch(/POST/);
-      await response.text();
+      expect(response.headers.allow).toMatch(/POST/);
+      expect(response.headers['content-type']).toMatch(JSON_TYPE);
+      expect(response.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
     });
   });
 
   describe('oversized headers and prototype keys', () => {
     it('answers a 40 KB header with 431 before any handler runs', async () => {
-      const response = await rawRequest(server.mcpUrl.href, {
-        method: 'POST',
-        headers: { ...MCP_HEADERS, host: `127.0.0.1:${server.port}`, 'x-padding': 'x'.repeat(40_000) },
-        body: INITIALIZE,
-      });
+      const sessions = server.app.sessions.size;
+      const response = await mcpPost(server.mcpUrl, INITIALIZE, { 'x-padding': 'x'.repeat(40_000) });
       expect(response.status).toBe(431);
+      expect(response.headers['mcp-session-id']).toBeUndefined();
+      expect(server.app.sessions.size).toBe(sessions);
     });
 
     it.each([
@@ -208,7 +230,7 @@ describe('robustness: protocol hygiene', () => {
       ['constructor.prototype', '{"query":"sessions","constructor":{"prototype":{"polluted":true}}}'],
     ])('does not let %s keys in tool arguments reach any prototype', async (_name, args) => {
       const body = `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"search_documents","arguments":${args}}}`;
-      const response = await post(server.mcpUrl, body, onSession(session));
+      const response = await mcpPost(server.mcpUrl, body, onSession(session));
       expect(response.status).toBe(200);
       expect(messagesOf(response)[0]).toHaveProperty('result');
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -220,10 +242,12 @@ describe('robustness: protocol hygiene', () => {
     it.each(['/nope', '/mcp/extra', '/.env', '/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/mcp%00', '/package.json', '/src/main.ts'])(
       'answers GET %s with 404 JSON that shows no internals',
       async (path) => {
-        const response = await rawRequest(`${server.url}${path}`, { headers: { host: `127.0.0.1:${server.port}` } });
+        // supertest sends the path as written: no dot segments resolved, no escapes decoded.
+        const response = await request(server.url).get(path);
         expect(response.status).toBe(404);
-        expect(JSON.parse(response.body)).toHaveProperty('error');
-        expectNoInternals(response.body);
+        expect(response.headers['content-type']).toMatch(JSON_TYPE);
+        expect(response.body).toHaveProperty('error');
+        expectNoInternals(response.text);
       },
     );
   });
@@ -232,44 +256,43 @@ describe('robustness: protocol hygiene', () => {
     it.each(['evil.example', 'evil.example:80', '127.0.0.1.evil.example', 'localhost.evil.example', '', 'a b'])(
       'answers Host %j with 403 before any MCP handling',
       async (host) => {
-        const response = await rawRequest(server.mcpUrl.href, {
-          method: 'POST',
-          headers: { ...MCP_HEADERS, host },
-          body: INITIALIZE,
-        });
+        const sessions = server.app.sessions.size;
+        const response = await mcpPost(server.mcpUrl, INITIALIZE, { host });
         expect([400, 403]).toContain(response.status);
-        expectNoInternals(response.body);
+        expect(response.headers['mcp-session-id']).toBeUndefined();
+        expectNoInternals(response.text);
+        expect(server.app.sessions.size).toBe(sessions);
       },
     );
 
     it('answers a foreign Host with exactly 403 and a JSON-RPC body', async () => {
-      const response = await rawRequest(server.mcpUrl.href, {
-        method: 'POST',
-        headers: { ...MCP_HEADERS, host: `evil.example:${server.port}` },
-        body: INITIALIZE,
-      });
+      const response = await mcpPost(server.mcpUrl, INITIALIZE, { host: `evil.example:${server.port}` });
       expect(response.status).toBe(403);
-      expect(JSON.parse(response.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+      expect(response.headers['content-type']).toMatch(JSON_TYPE);
+      expect(response.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('Host header') } });
     });
 
     it.each(['http://evil.example', 'https://127.0.0.1.evil.example', 'null', 'file://', 'chrome-extension://abc'])(
       'answers Origin %j with 403',
       async (origin) => {
-        const response = await post(server.mcpUrl, INITIALIZE, { origin });
+        const response = await mcpPost(server.mcpUrl, INITIALIZE, { origin });
         expect(response.status).toBe(403);
-        expect(response.headers.get('mcp-session-id')).toBeNull();
+        expect(response.headers['mcp-session-id']).toBeUndefined();
+        expect(response.headers['content-type']).toMatch(JSON_TYPE);
+        expect(response.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('Origin') } });
       },
     );
 
     it('accepts the loopback Origin a local browser client sends', async () => {
-      const response = await post(server.mcpUrl, ping(7), { ...onSession(session), origin: `http://localhost:${server.port}` });
+      const response = await mcpPost(server.mcpUrl, ping(7), { ...onSession(session), origin: `http://localhost:${server.port}` });
       expect(response.status).toBe(200);
+      expect(messagesOf(response)).toEqual([{ jsonrpc: '2.0', id: 7, result: {} }]);
     });
   });
 
   describe('after all of the above', () => {
     it('still serves the session that was open throughout', async () => {
-      const response = await post(server.mcpUrl, ping(99), onSession(session));
+      const response = await mcpPost(server.mcpUrl, ping(99), onSession(session));
       expect(response.status).toBe(200);
       expect(messagesOf(response)).toEqual([{ jsonrpc: '2.0', id: 99, result: {} }]);
     });

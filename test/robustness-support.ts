@@ -2,13 +2,8 @@
 // exactly as given (what a careless or hostile client does), the messages of an answer whether it
 // came as JSON or SSE, and the check that no answer betrays the server's internals.
 import { expect } from 'vitest';
+import { MCP_HEADERS } from './support/mcp-post.js';
 import { initializeBody, PROTOCOL_VERSION } from './support/raw-mcp.js';
-
-/** Headers of a well-formed MCP POST. */
-export const MCP_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-});
 
 export const INITIALIZE = JSON.stringify(initializeBody());
 
@@ -27,9 +22,11 @@ export async function post(mcpUrl: URL | string, body: string, headers: Record<s
 /** Headers for a request on an open session. */
 export const onSession = (id: string): Record<string, string> => ({ 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL_VERSION });
 
-/** The JSON-RPC messages of a response, whether it came as JSON or as an SSE stream. */
-export function messagesOf(response: RawResponse): Array<Record<string, unknown>> {
-  if ((response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+/** The JSON-RPC messages of a response (fetch's or supertest's), whether it came as JSON or as an SSE stream. */
+export function messagesOf(response: { text: string; headers: Headers | Record<string, string | undefined> }): Array<Record<string, unknown>> {
+  const { headers } = response;
+  const contentType = headers instanceof Headers ? headers.get('content-type') : headers['content-type'];
+  if ((contentType ?? '').includes('text/event-stream')) {
     return response.text
       .split('\n')
       .filter((line) => line.startsWith('data:'))
