@@ -1,13 +1,17 @@
 // MCP authorization (2025-06-18 / 2025-11-25) as a resource server, checked clause by clause against
-// a real listening corpus-mcp and a local authorization server with its own keys and JWKS.
+// a real listening corpus-mcp and a local authorization server with its own keys and JWKS. A check of
+// one answer (a challenge, a metadata document) sends its request through supertest; the SDK's
+// client and discovery, and flows over several requests, use fetch.
 import { discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { principalIdForToken } from '../src/auth/static-tokens.js';
 import { startAuthorizationServer } from './helpers/authorization-server.js';
 import type { TestAuthorizationServer } from './helpers/authorization-server.js';
 import { startProtectedServer } from './helpers/protected-server.js';
 import type { ProtectedServer } from './helpers/protected-server.js';
+import { MCP_HEADERS, mcpPost } from './support/mcp-post.js';
 import { initializeBody, PROTOCOL_VERSION } from './support/raw-mcp.js';
 
 const PUBLIC_URL = 'https://docs.example.com';
@@ -18,7 +22,7 @@ const METRICS_TOKEN = 'metrics-9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d';
 const SCOPE = 'docs:read';
 
 /** The auth-params of a `Bearer` challenge, in order. */
-function challengeParams(header: string | null): Record<string, string> {
+function challengeParams(header: string | null | undefined): Record<string, string> {
   expect(header).toMatch(/^Bearer( |$)/);
   return Object.fromEntries([...header!.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
 }
@@ -32,6 +36,16 @@ async function mint(...args: Parameters<TestAuthorizationServer['mint']>): Promi
   const token = await as.mint(...args);
   secretsSeen.push(token);
   return token;
+}
+
+/** An initialize POST to /mcp through supertest, for the checks of one answer. */
+const initialize = (headers: Record<string, string>, url: string | URL = server.mcpUrl) => mcpPost(url, JSON.stringify(initializeBody()), headers);
+
+/** What every auth error answer carries besides its challenge (RFC 6750 §3: not cached). */
+function expectAuthErrorHeaders(response: request.Response): void {
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  expect(response.headers['cache-control']).toBe('no-store');
+  expect(response.headers['mcp-session-id']).toBeUndefined();
 }
 
 function post(headers: Record<string, string>, options: { url?: string | URL; body?: unknown; method?: string } = {}) {
@@ -60,10 +74,13 @@ describe('protected resource metadata', () => {
   it.each(['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource'])(
     'RFC 9728 §3: is served at %s without credentials, naming the resource, issuer, scopes and header-only bearer use',
     async (path) => {
-      const response = await fetch(`${server.url}${path}`);
+      const response = await request(server.url).get(path);
       expect(response.status).toBe(200);
-      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(await response.json()).toEqual({
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      // Public, cacheable, and readable by browser-based clients cross-origin.
+      expect(response.headers['access-control-allow-origin']).toBe('*');
+      expect(response.headers['cache-control']).toBe('public, max-age=300');
+      expect(response.body).toEqual({
         resource: RESOURCE,
         authorization_servers: [as.issuer],
         scopes_supported: [SCOPE],
@@ -86,12 +103,13 @@ describe('protected resource metadata', () => {
 describe('requests without credentials', () => {
   it('RFC 6750 §3.1: a request without credentials gets 401 with a bare Bearer challenge and creates no session', async () => {
     const before = server.app.sessions.size;
-    const response = await post({});
+    const response = await initialize({});
     expect(response.status).toBe(401);
-    const header = response.headers.get('www-authenticate');
+    const header = response.headers['www-authenticate'];
     expect(header).not.toContain('error=');
     expect(challengeParams(header)).toEqual({ scope: SCOPE, resource_metadata: METADATA_URL });
-    expect(await response.json()).toMatchObject({ error: 'unauthorized' });
+    expectAuthErrorHeaders(response);
+    expect(response.body).toMatchObject({ error: 'unauthorized' });
     expect(server.app.sessions.size).toBe(before);
   });
 
@@ -101,35 +119,45 @@ describe('requests without credentials', () => {
     expect(params.error).toBeUndefined();
   });
 
-  it.each(['GET', 'DELETE'])('RFC 6750 §3.1: %s on /mcp also needs credentials', async (method) => {
-    const response = await post({ 'mcp-session-id': 'anything' }, { method });
+  it.each(['get', 'delete'] as const)('RFC 6750 §3.1: %s on /mcp also needs credentials', async (method) => {
+    const response = await request(server.url)[method]('/mcp').set({ ...MCP_HEADERS, 'mcp-session-id': 'anything' });
     expect(response.status).toBe(401);
-    expect(challengeParams(response.headers.get('www-authenticate'))).not.toHaveProperty('error');
+    expect(challengeParams(response.headers['www-authenticate'])).toEqual({ scope: SCOPE, resource_metadata: METADATA_URL });
+    expectAuthErrorHeaders(response);
+    expect(response.body).toMatchObject({ error: 'unauthorized' });
   });
 
   it('RFC 6750 §2.3 is not offered: a token in the query string (?access_token=) counts as no credentials', async () => {
     const url = new URL(server.mcpUrl);
     url.searchParams.set('access_token', STATIC_TOKEN);
-    const response = await post({}, { url });
+    const response = await initialize({}, url);
     expect(response.status).toBe(401);
-    expect(challengeParams(response.headers.get('www-authenticate'))).toEqual({ scope: SCOPE, resource_metadata: METADATA_URL });
+    expect(challengeParams(response.headers['www-authenticate'])).toEqual({ scope: SCOPE, resource_metadata: METADATA_URL });
+    expectAuthErrorHeaders(response);
+    expect(response.body).toMatchObject({ error: 'unauthorized' });
   });
 
   it('RFC 6750 §3.1: another authentication scheme counts as no credentials', async () => {
-    const response = await post({ authorization: `Basic ${Buffer.from(`user:${STATIC_TOKEN}`).toString('base64')}` });
+    const response = await initialize({ authorization: `Basic ${Buffer.from(`user:${STATIC_TOKEN}`).toString('base64')}` });
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).not.toContain('error=');
+    expect(challengeParams(response.headers['www-authenticate'])).toEqual({ scope: SCOPE, resource_metadata: METADATA_URL });
+    expectAuthErrorHeaders(response);
+    expect(response.body).toMatchObject({ error: 'unauthorized' });
   });
 
   it('RFC 6750 §3.1: a malformed Bearer header gets 400 invalid_request', async () => {
-    const response = await post({ authorization: `Bearer ${STATIC_TOKEN} extra` });
+    const response = await initialize({ authorization: `Bearer ${STATIC_TOKEN} extra` });
     expect(response.status).toBe(400);
-    expect(challengeParams(response.headers.get('www-authenticate'))).toMatchObject({ error: 'invalid_request', resource_metadata: METADATA_URL });
+    expect(challengeParams(response.headers['www-authenticate'])).toMatchObject({ error: 'invalid_request', resource_metadata: METADATA_URL });
+    expectAuthErrorHeaders(response);
+    expect(response.body).toMatchObject({ error: 'invalid_request' });
+    expect(response.text).not.toContain(STATIC_TOKEN);
   });
 
   it.each(['/healthz', '/readyz', '/.well-known/oauth-protected-resource/mcp'])('leaves %s open', async (path) => {
-    const response = await fetch(`${server.url}${path}`);
+    const response = await request(server.url).get(path);
     expect(response.status).toBe(200);
+    expect(response.headers['www-authenticate']).toBeUndefined();
   });
 });
 
@@ -139,7 +167,8 @@ describe('invalid tokens', () => {
     ['RFC 8707: a token for another resource (wrong audience)', () => mint({ aud: 'https://other.example.com/mcp', scope: SCOPE }), /audience/],
     ['RFC 9068 §4: a token from another issuer', () => mint({ iss: 'https://evil.example.com/realms/corp', scope: SCOPE }), /not issued by/],
     ['RFC 7519 §4.1.4: an expired token', () => mint({ exp: Math.floor(Date.now() / 1000) - 600, scope: SCOPE }), /expired/],
-    ['a token without exp', () => mint({ scope: SCOPE }, { omitExp: true }), /'exp'/],
+    // The challenge turns the description's double quotes into single ones (RFC 6750 §3); the body keeps them.
+    ['a token without exp', () => mint({ scope: SCOPE }, { omitExp: true }), /no ['"]exp['"] claim/],
     ['a token signed by a foreign key under an unknown kid', async () => mint({ scope: SCOPE }, { key: await as.foreignKey(), kid: 'foreign' }), /no key .* matches/],
     ['a token signed by a foreign key under the real kid', async () => mint({ scope: SCOPE }, { key: await as.foreignKey(), kid: 'key-1' }), /signature is invalid/],
     ['RFC 8725 §3.1: an unsigned token (alg none)', async () => as.mintUnsigned({ scope: SCOPE }), /not a signed JWT/],
@@ -151,13 +180,15 @@ describe('invalid tokens', () => {
   it.each(cases)('RFC 6750 §3.1: %s gets 401 invalid_token with a description and resource_metadata', async (_name, token, description) => {
     const value = await token();
     secretsSeen.push(value);
-    const response = await post({ authorization: `Bearer ${value}` });
+    const response = await initialize({ authorization: `Bearer ${value}` });
     expect(response.status).toBe(401);
-    const params = challengeParams(response.headers.get('www-authenticate'));
+    const params = challengeParams(response.headers['www-authenticate']);
     expect(params).toMatchObject({ error: 'invalid_token', resource_metadata: METADATA_URL, scope: SCOPE });
     expect(params.error_description).toMatch(description);
-    const body = (await response.json()) as { error: string; error_description: string };
+    expectAuthErrorHeaders(response);
+    const body = response.body as { error: string; error_description: string };
     expect(body.error).toBe('invalid_token');
+    expect(body.error_description).toMatch(description);
     expect(body.error_description).not.toContain(value);
   });
 
@@ -167,27 +198,32 @@ describe('invalid tokens', () => {
     // Node's default limit is 16 KiB for the request line and all headers together.
     const under = await padded(Math.floor(((16 * 1024 - 600 - small.length) * 3) / 4));
     expect(under.length).toBeGreaterThan(15_500);
-    const accepted = await post({ authorization: `Bearer ${under}` });
+    const accepted = await initialize({ authorization: `Bearer ${under}` });
     expect(accepted.status).toBe(200);
-    await accepted.body?.cancel();
+    expect(accepted.headers['mcp-session-id']).toBeTruthy();
     const over = await padded(16 * 1024);
-    const refused = await post({ authorization: `Bearer ${over}` });
+    const refused = await initialize({ authorization: `Bearer ${over}` });
     expect(refused.status).toBe(431);
+    expect(refused.headers['mcp-session-id']).toBeUndefined();
   });
 
   it('RFC 8707: says which audience the token must carry', async () => {
-    const response = await post({ authorization: `Bearer ${await mint({ aud: 'https://other.example.com/mcp', scope: SCOPE })}` });
-    expect(challengeParams(response.headers.get('www-authenticate')).error_description).toContain(RESOURCE);
+    const response = await initialize({ authorization: `Bearer ${await mint({ aud: 'https://other.example.com/mcp', scope: SCOPE })}` });
+    expect(response.status).toBe(401);
+    expect(challengeParams(response.headers['www-authenticate']).error_description).toContain(RESOURCE);
+    expect((response.body as { error_description: string }).error_description).toContain(RESOURCE);
   });
 });
 
 describe('scopes', () => {
   it('RFC 6750 §3.1: a valid token lacking a required scope gets 403 insufficient_scope naming the scope', async () => {
-    const response = await post({ authorization: `Bearer ${await mint({ scope: 'profile' })}` });
+    const response = await initialize({ authorization: `Bearer ${await mint({ scope: 'profile' })}` });
     expect(response.status).toBe(403);
-    const params = challengeParams(response.headers.get('www-authenticate'));
+    const params = challengeParams(response.headers['www-authenticate']);
     expect(params).toMatchObject({ error: 'insufficient_scope', scope: SCOPE, resource_metadata: METADATA_URL });
-    expect(await response.json()).toMatchObject({ error: 'insufficient_scope' });
+    expect(params.error_description).toContain(SCOPE);
+    expectAuthErrorHeaders(response);
+    expect(response.body).toMatchObject({ error: 'insufficient_scope', error_description: expect.stringContaining(SCOPE) });
   });
 
   it('accepts scopes given as an scp array', async () => {
@@ -353,15 +389,20 @@ describe('sessions belong to the principal that created them', () => {
 
 describe('/metrics with METRICS_TOKEN set', () => {
   it('refuses a scrape without the metrics token, including with an MCP token, and serves it with', async () => {
-    const none = await fetch(`${server.url}/metrics`);
+    const none = await request(server.url).get('/metrics');
     expect(none.status).toBe(401);
-    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
-    const mcpToken = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${STATIC_TOKEN}` } });
+    expect(none.headers['www-authenticate']).toBe('Bearer realm="metrics"');
+    expect(none.headers['cache-control']).toBe('no-store');
+    expect(none.text).not.toContain('corpus_mcp_');
+    const mcpToken = await request(server.url).get('/metrics').set('authorization', `Bearer ${STATIC_TOKEN}`);
     expect(mcpToken.status).toBe(401);
-    expect(challengeParams(mcpToken.headers.get('www-authenticate'))).toMatchObject({ realm: 'metrics', error: 'invalid_token' });
-    const ok = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect(challengeParams(mcpToken.headers['www-authenticate'])).toMatchObject({ realm: 'metrics', error: 'invalid_token' });
+    expect(mcpToken.text).not.toContain('corpus_mcp_');
+    const ok = await request(server.url).get('/metrics').set('authorization', `Bearer ${METRICS_TOKEN}`);
     expect(ok.status).toBe(200);
-    const exposition = await ok.text();
+    expect(ok.headers['content-type']).toMatch(/^text\/plain/);
+    expect(ok.headers['cache-control']).toBe('no-store');
+    const exposition = ok.text;
     expect(exposition).toMatch(/corpus_mcp_auth_failures_total\{reason="invalid_token"\} [1-9]/);
     expect(exposition).toMatch(/corpus_mcp_auth_failures_total\{reason="session_principal_mismatch"\} 11\n/);
     expect(exposition).toMatch(/corpus_mcp_auth_failures_total\{reason="metrics_token"\} 2\n/);
@@ -392,20 +433,24 @@ describe('a server with static tokens only', () => {
   });
 
   it('RFC 6750 §3: challenges without scope= when no scope is required, and its metadata names no authorization server', async () => {
-    const response = await fetch(plain.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(initializeBody()) });
+    const response = await request(plain.url).post('/mcp').set('content-type', 'application/json').send(JSON.stringify(initializeBody()));
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${METADATA_URL}"`);
-    const metadata = await (await fetch(`${plain.url}/.well-known/oauth-protected-resource/mcp`)).json();
-    expect(metadata).toEqual({ resource: RESOURCE, bearer_methods_supported: ['header'], resource_name: 'corpus-mcp' });
+    expect(response.headers['www-authenticate']).toBe(`Bearer resource_metadata="${METADATA_URL}"`);
+    expectAuthErrorHeaders(response);
+    const metadata = await request(plain.url).get('/.well-known/oauth-protected-resource/mcp');
+    expect(metadata.status).toBe(200);
+    expect(metadata.headers['content-type']).toMatch(/^application\/json/);
+    expect(metadata.body).toEqual({ resource: RESOURCE, bearer_methods_supported: ['header'], resource_name: 'corpus-mcp' });
   });
 
   it('refuses a JWT it has no issuer to check against', async () => {
-    const response = await fetch(plain.mcpUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${await mint({ scope: SCOPE })}` },
-      body: JSON.stringify(initializeBody()),
-    });
+    const response = await request(plain.url)
+      .post('/mcp')
+      .set({ 'content-type': 'application/json', authorization: `Bearer ${await mint({ scope: SCOPE })}` })
+      .send(JSON.stringify(initializeBody()));
     expect(response.status).toBe(401);
+    expect(challengeParams(response.headers['www-authenticate'])).toMatchObject({ error: 'invalid_token', resource_metadata: METADATA_URL });
+    expectAuthErrorHeaders(response);
   });
 });
 
