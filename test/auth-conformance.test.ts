@@ -171,6 +171,11 @@ describe('invalid tokens', () => {
     ['a token without exp', () => mint({ scope: SCOPE }, { omitExp: true }), /no ['"]exp['"] claim/],
     ['a token signed by a foreign key under an unknown kid', async () => mint({ scope: SCOPE }, { key: await as.foreignKey(), kid: 'foreign' }), /no key .* matches/],
     ['a token signed by a foreign key under the real kid', async () => mint({ scope: SCOPE }, { key: await as.foreignKey(), kid: 'key-1' }), /signature is invalid/],
+    [
+      'RFC 7515 §4.1.11: a token with a critical header extension the server does not understand',
+      () => mint({ scope: SCOPE }, { header: { crit: ['urn:example:unknown'], 'urn:example:unknown': true }, crit: { 'urn:example:unknown': true } }),
+      /marks an extension as critical \(['"]crit['"]\)/,
+    ],
     ['RFC 8725 §3.1: an unsigned token (alg none)', async () => as.mintUnsigned({ scope: SCOPE }), /not a signed JWT/],
     ['RFC 8725 §3.1: an unsigned token (alg none) with a made-up signature', async () => `${as.mintUnsigned({ scope: SCOPE })}c2ln`, /algorithm is not accepted/],
     ['RFC 8725 §3.1: an HS256 token keyed with the public key', () => as.mintWithPublicKeyAsHmacSecret({ scope: SCOPE }), /algorithm is not accepted/],

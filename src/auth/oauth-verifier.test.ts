@@ -160,6 +160,7 @@ describe('createOAuthVerifier', () => {
       const token = await as.mint({}, { header: { crit: ['urn:example:unknown'], 'urn:example:unknown': true }, crit: { 'urn:example:unknown': true } });
       const error = await failure(verifierFor(as).verify(token));
       expect(error.code).toBe('invalid_token');
+      expect(error.message).toBe('the token\'s header marks an extension as critical ("crit") that this server does not understand');
     });
 
     it('RFC 8725 §3.10: never fetches keys from a jku or x5u header, nor trusts an embedded jwk', async () => {

@@ -1,5 +1,5 @@
 import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
-import type { JWTPayload } from 'jose';
+import type { JWTPayload, ProtectedHeaderParameters } from 'jose';
 import { AuthError } from './auth-error.js';
 import type { FetchLike } from './fetch-json.js';
 import { createIssuerKeys } from './issuer-keys.js';
@@ -61,8 +61,13 @@ function stringClaim(payload: JWTPayload, name: string): string | undefined {
 }
 
 /** Turns jose's errors into AuthErrors whose message says what was wrong, never what the token was. */
-function toAuthError(error: unknown, options: { issuer: string; audience: string }): AuthError {
+function toAuthError(error: unknown, options: { issuer: string; audience: string; header: ProtectedHeaderParameters }): AuthError {
   if (error instanceof AuthError) return error;
+  // RFC 7515 §4.1.11: jose refuses a `crit` extension it does not understand with JOSENotSupported,
+  // an error it also throws for other things, hence the look at the header rather than at its text.
+  if (error instanceof errors.JOSENotSupported && options.header.crit !== undefined) {
+    return new AuthError('invalid_token', 'the token\'s header marks an extension as critical ("crit") that this server does not understand');
+  }
   if (error instanceof errors.JWTExpired) {
     const exp = error.payload.exp;
     const when = typeof exp === 'number' ? ` at ${new Date(exp * 1000).toISOString()}` : '';
@@ -108,18 +113,21 @@ const JWS_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 /**
  * What can be judged without the issuer's keys: the token's shape and its header's algorithm. Runs
  * before any network I/O, so junk in an Authorization header never makes the server call the issuer.
+ * Returns the header, by which a later failure is explained.
  */
-function checkShape(token: string): void {
+function checkShape(token: string): ProtectedHeaderParameters {
   if (!JWS_COMPACT.test(token)) throw new AuthError('invalid_token', 'the token is not a signed JWT (three base64url parts separated by dots)');
-  let alg: unknown;
+  let header: ProtectedHeaderParameters;
   try {
-    ({ alg } = decodeProtectedHeader(token));
+    header = decodeProtectedHeader(token);
   } catch {
     throw new AuthError('invalid_token', 'the token is not a signed JWT (its header is not base64url-encoded JSON)');
   }
+  const { alg } = header;
   if (typeof alg !== 'string' || !(ALLOWED_JWT_ALGORITHMS as readonly string[]).includes(alg)) {
     throw new AuthError('invalid_token', `the token's signature algorithm is not accepted; accepted: ${ALLOWED_JWT_ALGORITHMS.join(', ')}`);
   }
+  return header;
 }
 
 /**
@@ -158,7 +166,7 @@ export function createOAuthVerifier({
 
   return {
     async verify(token) {
-      checkShape(token);
+      const header = checkShape(token);
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(token, keys.getKey, {
@@ -169,7 +177,7 @@ export function createOAuthVerifier({
           clockTolerance: clockToleranceSeconds,
         }));
       } catch (error) {
-        throw toAuthError(error, { issuer, audience });
+        throw toAuthError(error, { issuer, audience, header });
       }
       // jose checks a future `iat` only together with maxTokenAge; a token issued in the future is
       // a clock problem or a forgery either way (RFC 7519 §4.1.6, RFC 8725 §3.10).
