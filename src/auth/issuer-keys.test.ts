@@ -45,8 +45,11 @@ describe('createIssuerKeys (through createOAuthVerifier)', () => {
     // 30 s ± 20 %: with random() = 0.5 the backoff is exactly 30 s.
     clock = 1_000_000 + 30_001;
     as.misbehave({});
+    const jwksBefore = as.jwksRequests;
     await expect(v.verify(token)).resolves.toMatchObject({ kind: 'oauth' });
-    expect(requests()).toBeGreaterThan(afterFirst);
+    // One discovery, answered by the first metadata URL, then one key set.
+    expect(requests()).toBe(afterFirst + 2);
+    expect(as.jwksRequests).toBe(jwksBefore + 1);
   });
 
   it.each([
@@ -63,7 +66,11 @@ describe('createIssuerKeys (through createOAuthVerifier)', () => {
     expect(requests()).toBe(afterFirst);
     clock += 2;
     await code(v.verify(token));
-    expect(requests()).toBeGreaterThan(afterFirst);
+    // One more attempt, asking what the first asked; its failure is remembered in turn, so further
+    // tokens at the same moment reach the issuer no more.
+    expect(requests()).toBe(2 * afterFirst);
+    for (let i = 0; i < 3; i++) await code(v.verify(token));
+    expect(requests()).toBe(2 * afterFirst);
   });
 
   it('keeps verifying with the last good key set for hours after refetching fails, asking the issuer once per backoff', async () => {
