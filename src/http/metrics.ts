@@ -3,6 +3,7 @@
 // Label values come from fixed sets only (route patterns, known tool names, enumerated reasons) so
 // no query, path, id or token can ever become a label, and cardinality stays bounded.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { LabelValues } from 'prom-client';
 import { MCP_ERAS } from '../mcp/mcp-service.js';
 import type { McpEra } from '../mcp/mcp-service.js';
 import { TOOLS } from '../mcp/tools/create-tools.js';
@@ -117,157 +118,74 @@ export function methodLabel(method: string): string {
   return HTTP_METHODS.has(upper) ? upper : 'OTHER';
 }
 
+/**
+ * Declares metric families on one registry, one call per family: its name, help text and label names,
+ * and what belongs to that family alone (buckets, a read at scrape time, series that start at 0).
+ */
+function metricDeclarations(registry: Registry) {
+  const registers = [registry];
+  return {
+    /**
+     * `startAtZero`: values of its first label whose series exist at 0 from the start, so dashboards see
+     * 0 rather than "no data" before the first event (only counters with one label use it).
+     */
+    counter<L extends string = never>(name: string, help: string, labelNames: readonly L[] = [], startAtZero: readonly string[] = []): Counter<L> {
+      const counter = new Counter<L>({ name, help, labelNames, registers });
+      for (const value of startAtZero) counter.inc({ [labelNames[0]!]: value } as LabelValues<L>, 0);
+      return counter;
+    },
+    /** `read`: sets the gauge's value at scrape time from its source of truth. */
+    gauge<L extends string = never>(name: string, help: string, labelNames: readonly L[] = [], read?: (gauge: Gauge<L>) => void): Gauge<L> {
+      const collect = read && function collect(this: Gauge<L>) { read(this); };
+      return new Gauge<L>({ name, help, labelNames, registers, collect });
+    },
+    histogram<L extends string = never>(name: string, help: string, labelNames: readonly L[], buckets: readonly number[]): Histogram<L> {
+      return new Histogram<L>({ name, help, labelNames, buckets: [...buckets], registers });
+    },
+  };
+}
+
 export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   const { toolNames = KNOWN_TOOLS, defaultMetrics = true, bootTimeMs = Date.now() } = options;
   const tools = new Set(toolNames);
   const authReasons = new Set<string>(AUTH_FAILURE_REASONS);
   const registry = new Registry();
-  const registers = [registry];
-
-  const httpRequests = new Counter({
-    name: 'corpus_mcp_http_requests_total',
-    help: 'HTTP requests answered, by route pattern, method and status.',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers,
-  });
-  const httpDuration = new Histogram({
-    name: 'corpus_mcp_http_request_duration_seconds',
-    help: 'Time to produce the response headers, by route pattern, method and status. Streams (SSE) are timed to their first byte, not their end.',
-    labelNames: ['route', 'method', 'status'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  const toolCalls = new Counter({
-    name: 'corpus_mcp_tool_calls_total',
-    help: 'MCP tool calls, by tool, outcome (ok, tool_error, protocol_error) and protocol era (legacy, modern).',
-    labelNames: ['tool', 'outcome', 'era'] as const,
-    registers,
-  });
-  const toolDuration = new Histogram({
-    name: 'corpus_mcp_tool_call_duration_seconds',
-    help: 'MCP tool call latency, by tool, outcome and protocol era.',
-    labelNames: ['tool', 'outcome', 'era'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  const mcpRequests = new Counter({
-    name: 'corpus_mcp_requests_total',
-    help: 'Requests that passed authentication and reached the MCP endpoint, by the protocol era they were routed to (legacy: 2025 sessions; modern: 2026-07-28).',
-    labelNames: ['era'] as const,
-    registers,
-  });
-  const searchResults = new Histogram({
-    name: 'corpus_mcp_search_results',
-    help: 'Results returned per search_documents call.',
-    buckets: RESULT_COUNT_BUCKETS,
-    registers,
-  });
+  const { counter, gauge, histogram } = metricDeclarations(registry);
   let activeSource: (() => number) | undefined;
   let activeCount = 0;
-  new Gauge({
-    name: 'corpus_mcp_sessions_active',
-    help: 'MCP sessions currently open.',
-    registers,
-    collect() {
-      this.set(activeSource ? activeSource() : activeCount);
-    },
-  });
-  const sessionsCreated = new Counter({
-    name: 'corpus_mcp_sessions_created_total',
-    help: 'MCP sessions created.',
-    registers,
-  });
-  const sessionsEnded = new Counter({
-    name: 'corpus_mcp_sessions_ended_total',
-    help: 'MCP sessions ended, by reason (evicted by the cap, expired idle, deleted by the client, shutdown).',
-    labelNames: ['reason'] as const,
-    registers,
-  });
-  const authFailures = new Counter({
-    name: 'corpus_mcp_auth_failures_total',
-    help: 'Requests refused by authentication or authorization, by reason.',
-    labelNames: ['reason'] as const,
-    registers,
-  });
-  const sessionIds = new Counter({
-    name: 'corpus_mcp_session_ids_total',
-    help: 'Session ids this process did not hold: re-created from the id (restored), or refused with 404 by reason (foreign principal, malformed, invalid, expired, revoked, restore_failed).',
-    labelNames: ['outcome'] as const,
-    registers,
-  });
   let semanticSource: (() => string) | undefined;
-  new Gauge({
-    name: 'corpus_mcp_semantic_state',
-    help: 'Meaning-based search: 1 for the current state (off: no embeddings endpoint; starting: embedding the chunks; ready; degraded: the endpoint failed, keyword search only), 0 for the others.',
-    labelNames: ['state'] as const,
-    registers,
-    collect() {
-      const current = semanticSource?.() ?? 'off';
-      for (const state of SEMANTIC_STATES) this.set({ state }, state === current ? 1 : 0);
-    },
+
+  const httpLabels = ['route', 'method', 'status'] as const;
+  const httpRequests = counter('corpus_mcp_http_requests_total', 'HTTP requests answered, by route pattern, method and status.', httpLabels);
+  const httpDuration = histogram('corpus_mcp_http_request_duration_seconds', 'Time to produce the response headers, by route pattern, method and status. Streams (SSE) are timed to their first byte, not their end.', httpLabels, LATENCY_BUCKETS);
+  const toolLabels = ['tool', 'outcome', 'era'] as const;
+  const toolCalls = counter('corpus_mcp_tool_calls_total', 'MCP tool calls, by tool, outcome (ok, tool_error, protocol_error) and protocol era (legacy, modern).', toolLabels);
+  const toolDuration = histogram('corpus_mcp_tool_call_duration_seconds', 'MCP tool call latency, by tool, outcome and protocol era.', toolLabels, LATENCY_BUCKETS);
+  const mcpRequests = counter('corpus_mcp_requests_total', 'Requests that passed authentication and reached the MCP endpoint, by the protocol era they were routed to (legacy: 2025 sessions; modern: 2026-07-28).', ['era'], MCP_ERAS);
+  const searchResults = histogram('corpus_mcp_search_results', 'Results returned per search_documents call.', [], RESULT_COUNT_BUCKETS);
+  gauge('corpus_mcp_sessions_active', 'MCP sessions currently open.', [], (active) => active.set(activeSource ? activeSource() : activeCount));
+  const sessionsCreated = counter('corpus_mcp_sessions_created_total', 'MCP sessions created.');
+  const sessionsEnded = counter('corpus_mcp_sessions_ended_total', 'MCP sessions ended, by reason (evicted by the cap, expired idle, deleted by the client, shutdown).', ['reason'], SESSION_END_REASONS);
+  const authFailures = counter('corpus_mcp_auth_failures_total', 'Requests refused by authentication or authorization, by reason.', ['reason']);
+  const sessionIds = counter('corpus_mcp_session_ids_total', 'Session ids this process did not hold: re-created from the id (restored), or refused with 404 by reason (foreign principal, malformed, invalid, expired, revoked, restore_failed).', ['outcome'], ['restored', ...SESSION_REFUSALS]);
+  gauge('corpus_mcp_semantic_state', 'Meaning-based search: 1 for the current state (off: no embeddings endpoint; starting: embedding the chunks; ready; degraded: the endpoint failed, keyword search only), 0 for the others.', ['state'], (states) => {
+    const current = semanticSource?.() ?? 'off';
+    for (const state of SEMANTIC_STATES) states.set({ state }, state === current ? 1 : 0);
   });
-  const semanticFallbacks = new Counter({
-    name: 'corpus_mcp_semantic_fallbacks_total',
-    help: 'Tool calls answered by keywords because the embeddings or rerank endpoint they would have used was unavailable, by tool.',
-    labelNames: ['tool'] as const,
-    registers,
-  });
-  const signInEvents = new Counter({
-    name: 'corpus_mcp_sign_in_events_total',
-    help: 'Built-in authorization server: sign-ins, allowlist denials and revocations (grants ended by an operator or by a refresh-token replay).',
-    labelNames: ['event'] as const,
-    registers,
-  });
-  for (const event of ['signin', 'denied', 'revoked'] as const) signInEvents.inc({ event }, 0);
-  const connectionsDropped = new Counter({
-    name: 'corpus_mcp_connections_dropped_total',
-    help: 'Connections the server closed itself, by reason: max_connections (accepted past MAX_CONNECTIONS and closed at once), write_timeout (an answer the client did not take within WRITE_TIMEOUT_MS).',
-    labelNames: ['reason'] as const,
-    registers,
-  });
-  for (const reason of CONNECTION_DROP_REASONS) connectionsDropped.inc({ reason }, 0);
-  const indexDocuments = new Gauge({ name: 'corpus_mcp_index_documents', help: 'Documents in the index.', registers });
-  const indexChunks = new Gauge({ name: 'corpus_mcp_index_chunks', help: 'Chunks in the index.', registers });
-  const indexTerms = new Gauge({ name: 'corpus_mcp_index_terms', help: 'Distinct terms in the index.', registers });
-  const indexBuild = new Gauge({
-    name: 'corpus_mcp_index_build_seconds',
-    help: 'Seconds taken to build the search index from the loaded documents (reading the corpus not included).',
-    registers,
-  });
-  const indexReady = new Gauge({ name: 'corpus_mcp_index_ready', help: '1 once the index is built, else 0.', registers });
-  const indexGeneration = new Gauge({
-    name: 'corpus_mcp_index_generation',
-    help: 'Generation of the index being served: 1 after boot, +1 per successful reload, 0 before the first.',
-    registers,
-  });
-  const indexReloads = new Counter({
-    name: 'corpus_mcp_index_reloads_total',
-    help: 'Index builds and reloads finished, boot included, by outcome (failed: the previous index kept serving).',
-    labelNames: ['outcome'] as const,
-    registers,
-  });
-  const indexLastReload = new Gauge({
-    name: 'corpus_mcp_index_last_reload_timestamp_seconds',
-    help: 'Unix time the last index build or reload finished, whatever its outcome.',
-    registers,
-  });
-  const indexLastReloadOk = new Gauge({
-    name: 'corpus_mcp_index_last_reload_success',
-    help: '1 when the last index build or reload succeeded, 0 when it failed.',
-    registers,
-  });
-  for (const outcome of ['ok', 'failed'] as const) indexReloads.inc({ outcome }, 0);
-  const boot = new Gauge({
-    name: 'corpus_mcp_boot_timestamp_seconds',
-    help: 'Unix time the server booted.',
-    registers,
-  });
-  boot.set(bootTimeMs / 1000);
+  const semanticFallbacks = counter('corpus_mcp_semantic_fallbacks_total', 'Tool calls answered by keywords because the embeddings or rerank endpoint they would have used was unavailable, by tool.', ['tool']);
+  const signInEvents = counter('corpus_mcp_sign_in_events_total', 'Built-in authorization server: sign-ins, allowlist denials and revocations (grants ended by an operator or by a refresh-token replay).', ['event'], ['signin', 'denied', 'revoked']);
+  const connectionsDropped = counter('corpus_mcp_connections_dropped_total', 'Connections the server closed itself, by reason: max_connections (accepted past MAX_CONNECTIONS and closed at once), write_timeout (an answer the client did not take within WRITE_TIMEOUT_MS).', ['reason'], CONNECTION_DROP_REASONS);
+  const indexDocuments = gauge('corpus_mcp_index_documents', 'Documents in the index.');
+  const indexChunks = gauge('corpus_mcp_index_chunks', 'Chunks in the index.');
+  const indexTerms = gauge('corpus_mcp_index_terms', 'Distinct terms in the index.');
+  const indexBuild = gauge('corpus_mcp_index_build_seconds', 'Seconds taken to build the search index from the loaded documents (reading the corpus not included).');
+  const indexReady = gauge('corpus_mcp_index_ready', '1 once the index is built, else 0.');
+  const indexGeneration = gauge('corpus_mcp_index_generation', 'Generation of the index being served: 1 after boot, +1 per successful reload, 0 before the first.');
+  const indexReloads = counter('corpus_mcp_index_reloads_total', 'Index builds and reloads finished, boot included, by outcome (failed: the previous index kept serving).', ['outcome'], ['ok', 'failed']);
+  const indexLastReload = gauge('corpus_mcp_index_last_reload_timestamp_seconds', 'Unix time the last index build or reload finished, whatever its outcome.');
+  const indexLastReloadOk = gauge('corpus_mcp_index_last_reload_success', '1 when the last index build or reload succeeded, 0 when it failed.');
+  gauge('corpus_mcp_boot_timestamp_seconds', 'Unix time the server booted.').set(bootTimeMs / 1000);
   indexReady.set(0);
-  // Pre-create the session and era series so dashboards see 0 rather than "no data" before the first event.
-  for (const reason of SESSION_END_REASONS) sessionsEnded.inc({ reason }, 0);
-  for (const era of MCP_ERAS) mcpRequests.inc({ era }, 0);
-  for (const outcome of ['restored', ...SESSION_REFUSALS]) sessionIds.inc({ outcome }, 0);
 
   if (defaultMetrics) collectDefaultMetrics({ register: registry });
 
