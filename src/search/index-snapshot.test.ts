@@ -1,21 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Document } from '../corpus/document.js';
-import { markdownSections } from '../corpus/extract/markdown.js';
+import { markdownDocument as doc } from '../../test/support/markdown-document.js';
 import { decodeIndexSnapshot, encodeIndexSnapshot, readSnapshotHeader, SNAPSHOT_LAYOUT, snapshotSection } from './index-snapshot.js';
 import { SearchIndex } from './search-index.js';
 import type { SearchIndexOptions } from './search-index.js';
-
-const doc = (source: string, text: string, title = source, extra: Partial<Document> = {}): Document => ({
-  source,
-  format: 'markdown',
-  title,
-  text,
-  bodyStart: 0,
-  bytes: Buffer.byteLength(text),
-  sections: markdownSections(text, 0),
-  ...extra,
-});
 
 const paragraph = (topic: string, n: number) =>
   `Paragraph ${n} about ${topic}: the keeper logs the weather, trims the wick and polishes the lens.\n\n`;

@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Document } from '../corpus/document.js';
-import { markdownSections } from '../corpus/extract/markdown.js';
+import { markdownDocument as doc } from '../../test/support/markdown-document.js';
 import { SearchError } from './search-error.js';
 import { SearchIndex } from './search-index.js';
-
-const doc = (source: string, text: string, title = source): Document => ({
-  source,
-  format: 'markdown',
-  title,
-  text,
-  bodyStart: 0,
-  bytes: Buffer.byteLength(text),
-  sections: markdownSections(text, 0),
-});
 
 const deploy = doc(
   'guides/deploy.md',
