@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { makeDocx, makeDocxZipBomb } from './support/docx-fixtures.js';
+import { makeCrewManualDocx, makeDocxZipBomb } from './support/docx-fixtures.js';
 import { makeEncryptedPdf, makeManyPagePdf, makePdf, makeScannedPdf, makeTruncatedPdf } from './support/pdf-fixtures.js';
 import { connectClient, startTestServer } from './support/test-server.js';
 import type { TestServer } from './support/test-server.js';
@@ -77,17 +77,7 @@ describe('documents beyond Markdown, end to end', () => {
         'hostile/truncated.pdf': Buffer.from(await makeTruncatedPdf(0.5)),
         'hostile/bomb.pdf': Buffer.from(await makeManyPagePdf(5000)),
         'hostile/scanned.pdf': Buffer.from(await makeScannedPdf()),
-        'crew.docx': Buffer.from(
-          await makeDocx({
-            title: 'Crew Manual',
-            paragraphs: [
-              { level: 1, text: 'Duties' },
-              { level: 0, text: 'Keep watch and log every passing ship in the ledger.' },
-              { level: 2, text: 'Night watch' },
-              { level: 0, text: 'Light the lamps at dusk and trim the wicks at midnight.' },
-            ],
-          }),
-        ),
+        'crew.docx': Buffer.from(await makeCrewManualDocx()),
         'hostile/bomb.docx': Buffer.from(await makeDocxZipBomb()),
       },
     });

@@ -1,5 +1,5 @@
 // DOCX files written with JSZip when the tests run: a Word document with a title, Heading 1/2
-// paragraphs and body text; and a zip bomb dressed as one.
+// paragraphs and body text (any, or the crew manual); and a zip bomb dressed as one.
 import { unzipSync, zipSync } from 'fflate';
 import JSZip from 'jszip';
 
@@ -56,6 +56,24 @@ export async function makeDocx(spec: DocxSpec): Promise<Uint8Array> {
     .join('');
   zip.file('word/document.xml', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document ${W}><w:body>${body}</w:body></w:document>`);
   return zip.generateAsync({ type: 'uint8array', compression: 'DEFLATE' });
+}
+
+/**
+ * The crew manual both the extractor's tests and the end-to-end format tests read: a title property,
+ * two levels of headings, and an ampersand the XML must escape.
+ */
+export function makeCrewManualDocx(): Promise<Uint8Array> {
+  return makeDocx({
+    title: 'Crew Manual',
+    paragraphs: [
+      { level: 1, text: 'Duties' },
+      { level: 0, text: 'Keep watch & log every passing ship in the ledger.' },
+      { level: 2, text: 'Night watch' },
+      { level: 0, text: 'Light the lamps at dusk and trim the wicks at midnight.' },
+      { level: 1, text: 'Safety' },
+      { level: 0, text: 'Wear a life jacket on deck.' },
+    ],
+  });
 }
 
 /**

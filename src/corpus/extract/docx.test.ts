@@ -1,27 +1,14 @@
 import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { makeDocx, makeDocxZipBomb } from '../../../test/support/docx-fixtures.js';
+import { makeCrewManualDocx, makeDocx, makeDocxZipBomb } from '../../../test/support/docx-fixtures.js';
 import { extractDocx } from './docx.js';
 import { ExtractionError } from './extracted.js';
 
 const limits = { maxPages: 2000, maxUnpackedBytes: 100 * 1024 * 1024 };
 
-const manual = () =>
-  makeDocx({
-    title: 'Crew Manual',
-    paragraphs: [
-      { level: 1, text: 'Duties' },
-      { level: 0, text: 'Keep watch & log every ship.' },
-      { level: 2, text: 'Night watch' },
-      { level: 0, text: 'Light the lamps at dusk.' },
-      { level: 1, text: 'Safety' },
-      { level: 0, text: 'Wear a life jacket on deck.' },
-    ],
-  });
-
 describe('extractDocx', () => {
   it('takes the title from the document properties', async () => {
-    expect((await extractDocx(await manual(), limits)).title).toBe('Crew Manual');
+    expect((await extractDocx(await makeCrewManualDocx(), limits)).title).toBe('Crew Manual');
   });
 
   it('falls back to the first Heading 1 without a title property', async () => {
@@ -30,14 +17,14 @@ describe('extractDocx', () => {
   });
 
   it('keeps the headings as sections, at their offsets in the text', async () => {
-    const { text, sections } = await extractDocx(await manual(), limits);
+    const { text, sections } = await extractDocx(await makeCrewManualDocx(), limits);
     expect(sections.map((s) => [s.level, s.title])).toEqual([
       [1, 'Duties'],
       [2, 'Night watch'],
       [1, 'Safety'],
     ]);
     for (const s of sections) expect(text.slice(s.start, s.contentStart).trim()).toBe(s.title);
-    expect(text).toContain('Keep watch & log every ship.');
+    expect(text).toContain('Keep watch & log every passing ship in the ledger.');
   });
 
   describe('files it refuses, with a reason', () => {
