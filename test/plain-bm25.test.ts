@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Document } from '../src/corpus/document.js';
 import { SearchIndex } from '../src/search/search-index.js';
+import { markdownDocument } from './support/markdown-document.js';
 import { ENGINE_REFERENCE, fixedWindows, LUCENE_STOP_WORDS, PLAIN_REFERENCE, plainTerms, ReferenceRanker } from '../scripts/lib/plain-bm25.js';
 import { seededRandom } from '../scripts/lib/stats.js';
 
@@ -9,17 +10,9 @@ const VOCABULARY = (
   'glucose signalling pathway IL-6 TNF-α β-cells patients risk therapy gene genes mutation the of and not in with'
 ).split(' ');
 
+/** A Markdown file: its title as the one heading, then the body. */
 function document(source: string, title: string, body: string): Document {
-  const text = `# ${title}\n\n${body}\n`;
-  return {
-    source,
-    format: 'markdown',
-    title,
-    text,
-    bodyStart: 0,
-    bytes: text.length,
-    sections: [{ start: 0, headingStart: 2, contentStart: title.length + 2, level: 1, title }],
-  };
+  return markdownDocument(source, `# ${title}\n\n${body}\n`, title);
 }
 
 /** Documents of 5 to 90 words drawn from a small vocabulary, so terms repeat and long ones split into several chunks. */
