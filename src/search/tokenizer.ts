@@ -105,39 +105,26 @@ export function createTokenizer(): Tokenizer {
     return term;
   }
 
-  function scan(text: string, onTerm: (term: string, start: number, end: number) => void): void {
-    TOKEN.lastIndex = 0;
-    for (let m = TOKEN.exec(text); m !== null; m = TOKEN.exec(text)) {
-      const start = m.index;
-      const raw = m[0];
-      if (m[1] !== undefined) {
-        onTerm(raw, start, start + raw.length);
-      } else if (m[2] !== undefined) {
-        emitBigrams(raw, start, onTerm);
-      } else {
-        const term = normalizeWord(raw);
-        if (term !== '') onTerm(term, start, start + raw.length);
-      }
-    }
+  function scan(text: string, onTerm: TermSink): void {
+    eachToken(text, onTerm, (raw, start) => {
+      const term = normalizeWord(raw);
+      if (term !== '') onTerm(term, start, start + raw.length);
+    });
   }
 
   function ids(text: string, vocabulary: Vocabulary): number[] {
     const out: number[] = [];
-    const push = (term: string): void => {
-      out.push(vocabulary.termId(term));
-    };
-    TOKEN.lastIndex = 0;
-    for (let m = TOKEN.exec(text); m !== null; m = TOKEN.exec(text)) {
-      const raw = m[0];
-      if (m[1] !== undefined) {
-        push(raw);
-      } else if (m[2] !== undefined) {
-        emitBigrams(raw, m.index, push);
-      } else {
+    eachToken(
+      text,
+      (term) => {
+        out.push(vocabulary.termId(term));
+      },
+      // A build meets each distinct word many times: the vocabulary remembers its term id.
+      (raw) => {
         const id = vocabulary.wordId(raw, normalizeWord);
         if (id >= 0) out.push(id);
-      }
-    }
+      },
+    );
     return out;
   }
 
@@ -152,8 +139,24 @@ export function createTokenizer(): Tokenizer {
   return Object.freeze({ terms, scan, normalizeWord, ids });
 }
 
+type TermSink = (term: string, start: number, end: number) => void;
+
+/**
+ * The one token loop: an emoji is a term as it stands, a run of an unspaced script becomes its
+ * bigrams, and each word goes to `onWord` with its offset, for the caller to normalise (or look up).
+ */
+function eachToken(text: string, onTerm: TermSink, onWord: (raw: string, start: number) => void): void {
+  TOKEN.lastIndex = 0;
+  for (let m = TOKEN.exec(text); m !== null; m = TOKEN.exec(text)) {
+    const raw = m[0];
+    if (m[1] !== undefined) onTerm(raw, m.index, m.index + raw.length);
+    else if (m[2] !== undefined) emitBigrams(raw, m.index, onTerm);
+    else onWord(raw, m.index);
+  }
+}
+
 /** Splits a run of an unspaced script into characters (code points, marks attached) and emits bigrams. */
-function emitBigrams(run: string, offset: number, onTerm: (term: string, start: number, end: number) => void): void {
+function emitBigrams(run: string, offset: number, onTerm: TermSink): void {
   const starts: number[] = [];
   const chars: string[] = [];
   let i = 0;
