@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SAMPLE_FILES, writeCorpusFiles } from './support/sample-corpus.js';
 import { cleanUpSpawnedServers, spawnServer } from './support/spawned-server.js';
 import type { SpawnedServer } from './support/spawned-server.js';
+import { startSteadyCalls } from './support/steady-calls.js';
 import { connectClient, eventually } from './support/test-server.js';
 
 /** Within this long of a change settling, a search must see it (the issue's bound). */
@@ -101,32 +102,18 @@ describe('index reload', { timeout: 120_000 }, () => {
   it('answers every call of a steady stream while it reloads, and keeps chunk ids of unchanged documents', async () => {
     const { server, corpus, client } = await start();
     const before = await sourcesFor(client, 'sourdough starter');
-    let running = true;
-    let calls = 0;
-    const failures: string[] = [];
-    const stream = (async () => {
-      while (running) {
-        try {
-          const result = (await client.callTool({ name: 'search_documents', arguments: { query: 'lighthouse weather', mode: 'keyword' } })) as CallToolResult;
-          if (result.isError) failures.push(JSON.stringify(result.content));
-          calls += 1;
-        } catch (error) {
-          // Stop at the first failure: a closed client rejects at once, and retrying it would spin
-          // without ever yielding to a timer, hanging the whole run instead of failing this test.
-          failures.push(String(error));
-          break;
-        }
-      }
-    })();
+    const stream = startSteadyCalls(async () => {
+      const result = (await client.callTool({ name: 'search_documents', arguments: { query: 'lighthouse weather', mode: 'keyword' } })) as CallToolResult;
+      if (result.isError) throw new Error(JSON.stringify(result.content));
+    });
     for (let i = 0; i < 3; i += 1) {
       await writeFile(join(corpus, `extra-${i}.md`), `# Extra ${i}\n\nA note about the lighthouse weather, number ${i}.\n`);
       server.child.kill('SIGHUP');
       await eventually(async () => (await readyz(server)).body.generation === i + 2, 15_000);
     }
-    running = false;
-    await stream;
-    expect(failures).toEqual([]);
-    expect(calls).toBeGreaterThan(10);
+    await stream.stop();
+    expect(stream.failures).toEqual([]);
+    expect(stream.calls).toBeGreaterThan(10);
     expect(await sourcesFor(client, 'sourdough starter')).toEqual(before);
     const chunk = (await client.callTool({ name: 'get_chunk', arguments: { chunk_id: 'guides/baking.md#0' } })) as CallToolResult;
     expect(chunk.isError).toBeFalsy();

@@ -8,6 +8,7 @@ import { startRoundRobinProxy } from './support/round-robin-proxy.js';
 import type { RoundRobinProxy } from './support/round-robin-proxy.js';
 import { cleanUpSpawnedServers, slowPost, spawnServer } from './support/spawned-server.js';
 import type { SpawnedServer } from './support/spawned-server.js';
+import { startSteadyCalls } from './support/steady-calls.js';
 import { eventually } from './support/test-server.js';
 
 const ENV = { DRAIN_TIMEOUT_MS: '5000' };
@@ -58,21 +59,7 @@ describe('modern clients across two replicas', () => {
   });
 
   it.each([0, 1])('keeps answering with zero failures while process %i restarts', async (index) => {
-    const failures: string[] = [];
-    let calls = 0;
-    let stop = false;
-    const load = (async () => {
-      while (!stop) {
-        try {
-          await search();
-        } catch (error) {
-          failures.push(`call ${calls} at ${new Date().toISOString()}: ${String(error)}`);
-          // A refusal without I/O must not spin the loop on resolved promises and starve the timers.
-          await new Promise((r) => setTimeout(r, 10));
-        }
-        calls += 1;
-      }
-    })();
+    const load = startSteadyCalls(search);
     const old = replicas[index]!;
     const other = proxy.backends[1 - index]!;
     // A request held in flight keeps the old process draining (still listening) for a while, so
@@ -97,17 +84,16 @@ describe('modern clients across two replicas', () => {
     held.finish();
     expect((await held.answered).status).toBe(200);
     expect(await old.exit).toEqual({ code: 0, signal: null });
-    const callsAtExit = calls;
+    const callsAtExit = load.calls;
     await new Promise((r) => setTimeout(r, 300));
-    const callsWhileDown = calls - callsAtExit;
+    const callsWhileDown = load.calls - callsAtExit;
     const fresh = await spawnServer(ENV);
     replicas[index] = fresh;
     proxy.backends[index] = { host: '127.0.0.1', port: fresh.port };
     const servedBefore = toolCallsOf(fresh);
     await new Promise((r) => setTimeout(r, 500));
-    stop = true;
-    await load;
-    expect(failures).toEqual([]);
+    await load.stop();
+    expect(load.failures).toEqual([]);
     expect(servedWhileDraining).toBeGreaterThan(0); // the draining process still answered modern calls
     expect(callsWhileDown).toBeGreaterThan(0); // the other process carried on alone
     expect(toolCallsOf(fresh)).toBeGreaterThan(servedBefore); // the restarted process is back in rotation

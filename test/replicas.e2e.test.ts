@@ -18,6 +18,7 @@ import type { RoundRobinProxy } from './support/round-robin-proxy.js';
 import { writeCorpusFiles } from './support/sample-corpus.js';
 import { cleanUpSpawnedServers, spawnServer, stopServer as stop } from './support/spawned-server.js';
 import type { SpawnedServer } from './support/spawned-server.js';
+import { startSteadyCalls } from './support/steady-calls.js';
 
 const SECRET = 'replica-test-session-secret-0123456789abcdef';
 const LOOPBACK = '127.0.0.1';
@@ -86,34 +87,26 @@ async function rollingRestart(envOf: (slot: number) => Record<string, string>, s
   cleanups.push(() => client.close().catch(() => {}));
   result.sessionIds.add(transport.sessionId);
   const restarted = [false, false];
-  let running = true;
-  const loop = async () => {
-    while (running) {
+  // Two callers on the one session, so calls are in flight while a replica drains.
+  const stream = startSteadyCalls(
+    async () => {
       const before = proxy.log.length;
       try {
         const answer = await client.callTool({ name: 'search_documents', arguments: { query: 'lighthouse keeper' } });
-        if (answer.isError) result.failures.push(`tool error: ${JSON.stringify(answer.content)}`);
-        else if (!JSON.stringify(answer.content).includes('lighthouse.md')) result.failures.push('answer without the expected hit');
-      } catch (error) {
-        result.failures.push(String(error));
+        if (answer.isError) throw new Error(`tool error: ${JSON.stringify(answer.content)}`);
+        if (!JSON.stringify(answer.content).includes('lighthouse.md')) throw new Error('answer without the expected hit');
+      } finally {
+        result.sessionIds.add(transport.sessionId);
+        // The tool call's POST is the first POST logged after it started.
+        const entry = proxy.log.slice(before).find((e) => e.method === 'POST' && e.status === 200);
+        if (entry !== undefined && entry.backend >= 0) {
+          result.servedBySlot[entry.backend]! += 1;
+          if (restarted[entry.backend]) result.servedByRestarted[entry.backend]! += 1;
+        }
       }
-      result.calls += 1;
-      result.sessionIds.add(transport.sessionId);
-      // The tool call's POST is the first POST logged after it started.
-      const entry = proxy.log.slice(before).find((e) => e.method === 'POST' && e.status === 200);
-      if (entry !== undefined && entry.backend >= 0) {
-        result.servedBySlot[entry.backend]! += 1;
-        if (restarted[entry.backend]) result.servedByRestarted[entry.backend]! += 1;
-      }
-      // A client that has given up rejects every call at once, without I/O: without a turn of the
-      // event loop here this loop would spin on microtasks, starve every timer (the test's own
-      // timeout included) and hang the run.
-      await new Promise((resolve) => setImmediate(resolve));
-      if (result.failures.length >= 50) running = false;
-    }
-  };
-  // Two callers on the one session, so calls are in flight while a replica drains.
-  const loops = [loop(), loop()];
+    },
+    { callers: 2 },
+  );
   await sleep(400);
   for (const slot of [0, 1]) {
     const old = replicas[slot]!;
@@ -142,8 +135,9 @@ async function rollingRestart(envOf: (slot: number) => Record<string, string>, s
     while (stopWith === 'sigterm' && proxy.unready.has(slot)) await sleep(20);
     await sleep(400);
   }
-  running = false;
-  await Promise.all(loops);
+  await stream.stop();
+  result.calls = stream.calls;
+  result.failures.push(...stream.failures);
   result.skipped = proxy.refusals;
   return result;
 }
