@@ -1,30 +1,18 @@
-// Entry point: read the configuration, listen at once so /healthz answers, then have the index
-// service produce the index in a child process (from INDEX_FILE when it matches, else by building;
-// refusing to run without documents), reload it on SIGHUP and, with CORPUS_WATCH, on file changes,
+// Entry point: read the configuration, start checking INDEX_FILE in a worker thread, load the server
+// and listen at once so /healthz answers, then have the index service produce the index (from
+// INDEX_FILE when it matches, else built in a child process; refusing to run without documents), reload it on SIGHUP and, with CORPUS_WATCH, on file changes,
 // and close cleanly on SIGTERM/SIGINT. The only file that touches the console.
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
-import { serve } from '@hono/node-server';
 import type { ServerType } from '@hono/node-server';
 import pkg from '../package.json' with { type: 'json' };
-import { StaticTokenConfigError } from './auth/static-tokens.js';
-import { readTokenFile, TokenFileError } from './auth/token-file.js';
 import { ConfigError, loadConfig } from './config.js';
 import type { Config } from './config.js';
-import { assembleServer } from './http/assemble.js';
 import type { AssembleOptions } from './http/assemble.js';
-import { httpServerOptions } from './http/server-options.js';
-import { watchCorpus } from './index-service/corpus-watcher.js';
-import { IndexService } from './index-service/index-service.js';
-import { vectorCacheFile, vectorCachePath } from './semantic/vector-cache-file.js';
-import { createLogger } from './logger.js';
-import { IndexHolder } from './mcp/index-holder.js';
-import { openStore } from './store/open-store.js';
+import { checkSnapshotInWorker, produceIndex } from './index-service/produce-index.js';
 import type { Store } from './store/store.js';
-import { openPostgresStore } from './store/open-postgres-store.js';
 import { indexJobOf } from './index-job-of.js';
-
 
 async function main(): Promise<void> {
   let config: Config;
@@ -37,6 +25,34 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  const job = await indexJobOf(config);
+  const indexFile = job.indexFile;
+  // The snapshot is checked in a worker thread from here on, while this thread loads the server's
+  // modules (about a second of compiling on a small machine): they are imported below, not above.
+  let snapshotCheck = indexFile !== undefined ? checkSnapshotInWorker(job) : undefined;
+  const [
+    { serve },
+    { StaticTokenConfigError },
+    { readTokenFile, TokenFileError },
+    { assembleServer },
+    { httpServerOptions },
+    { watchCorpus },
+    { IndexService },
+    { vectorCacheFile, vectorCachePath },
+    { createLogger },
+    { IndexHolder },
+  ] = await Promise.all([
+    import('@hono/node-server'),
+    import('./auth/static-tokens.js'),
+    import('./auth/token-file.js'),
+    import('./http/assemble.js'),
+    import('./http/server-options.js'),
+    import('./index-service/corpus-watcher.js'),
+    import('./index-service/index-service.js'),
+    import('./semantic/vector-cache-file.js'),
+    import('./logger.js'),
+    import('./mcp/index-holder.js'),
+  ]);
   // AUTH_TOKENS_FILE is read here rather than in config.ts, which stays a pure function of the environment.
   let fileTokens: string[] = [];
   if (config.auth.tokensFile !== undefined) {
@@ -52,8 +68,6 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: config.logLevel, base: { service: 'corpus-mcp', version: pkg.version } });
 
-  const job = await indexJobOf(config);
-  const indexFile = job.indexFile;
   const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 1024 / 1024);
   if (config.maxHeapMb !== undefined && Math.abs(heapLimitMb - config.maxHeapMb) > config.maxHeapMb * 0.2) {
     logger.warn(
@@ -70,10 +84,15 @@ async function main(): Promise<void> {
   let authStore: Store | undefined;
   let createSignIn: AssembleOptions['createSignIn'];
   try {
-    if (config.databaseUrl !== undefined) sharedStore = await openPostgresStore({ databaseUrl: config.databaseUrl });
+    // The stores' drivers (pg, better-sqlite3), like sign-in's oidc-provider and upstream clients, are
+    // loaded only when configured: each costs start-up time and memory.
+    if (config.databaseUrl !== undefined) {
+      const { openPostgresStore } = await import('./store/open-postgres-store.js');
+      sharedStore = await openPostgresStore({ databaseUrl: config.databaseUrl });
+    }
     if (config.auth.login !== undefined) {
-      // Loaded only with team sign-in: oidc-provider and the upstream clients cost start-up time and memory.
       ({ createSignIn } = await import('./auth/server/sign-in.js'));
+      const { openStore } = await import('./store/open-store.js');
       authStore = sharedStore ?? (await openStore({ dataDir: resolve(config.auth.login.dataDir) }));
     }
   } catch (error) {
@@ -100,6 +119,12 @@ async function main(): Promise<void> {
     sink: holder,
     job,
     logger,
+    // The first run takes the check started above; reloads check afresh.
+    run: (next) => {
+      const check = snapshotCheck;
+      snapshotCheck = undefined;
+      return produceIndex(next, check ? { check } : {});
+    },
   });
   let assembled: ReturnType<typeof assembleServer>;
   try {
@@ -132,7 +157,7 @@ async function main(): Promise<void> {
   const serverOptions = httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs });
   const server: ServerType = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
     logger.info({ host: info.address, port: info.port, mcp_url: `${config.publicUrl}/mcp`, heap_limit_mb: heapLimitMb }, 'listening');
-    // The index is produced in a child process: /healthz answers throughout.
+    // The index is checked in a worker or built in a child process: /healthz answers throughout.
     indexService.start().then(
       () => {
         // In the background: keyword search answers meanwhile, and a failing endpoint is retried.

@@ -3,9 +3,9 @@ import { resolve } from 'node:path';
 import { CorpusError } from './corpus-error.js';
 import { compareSources as compare, type CorpusWarning, type Document, type LoadedCorpus, type SkippedFile } from './document.js';
 import { DEFAULT_EXTRACTION_LIMITS, extractDocument } from './extract/extract-document.js';
-import { checkExtractionPoolOptions, createExtractionPool } from './extract/extraction-pool.js';
+import { checkExtractionPoolOptions } from './extract/extraction-pool-options.js';
 import { formatInfo, listExtensions } from './formats.js';
-import { type Extract, type OnRead, readDocument } from './read-document.js';
+import { DEFAULT_MAX_FILE_BYTES, type Extract, type OnRead, readDocument } from './read-document.js';
 import { describeError, walkCorpus, type FileCandidate, type WalkResult } from './walk-corpus.js';
 
 export interface LoadCorpusOptions {
@@ -27,7 +27,6 @@ export interface LoadCorpusOptions {
   onRead?: OnRead;
 }
 
-export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 const DEFAULT_EXTRACTION = { timeoutMs: 30_000, memoryMb: 512, threads: 2 } as const;
 const DEFAULT_CONCURRENCY = 16;
 const FILES = `${listExtensions('or')} files`;
@@ -97,7 +96,9 @@ export async function loadCorpus(root: string, options: LoadCorpusOptions = {}):
   const skipped: SkippedFile[] = [...walked.skipped];
   // Formats whose parsers a hostile file could stall run in worker threads with a time limit; the
   // pool exists only while files of those formats are read.
-  const pool = walked.files.some((file) => formatInfo(file.format).isolated) ? createExtractionPool(poolOptions) : undefined;
+  const pool = walked.files.some((file) => formatInfo(file.format).isolated)
+    ? (await import('./extract/extraction-pool.js')).createExtractionPool(poolOptions)
+    : undefined;
   const extract: Extract = (format, input) =>
     pool !== undefined && formatInfo(format).isolated ? pool.extract(format, input) : extractDocument(format, input, limits);
   try {

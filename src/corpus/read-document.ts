@@ -7,6 +7,9 @@ import { formatInfo } from './formats.js';
 import { formatBytes } from './format-bytes.js';
 import { describeError, type FileCandidate } from './walk-corpus.js';
 
+/** Files larger than this many bytes are skipped unless the caller sets another limit: 10 MiB. */
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
 /** Runs one extractor; the loader decides where (in-process or in a pool worker with a time limit). */
 export type Extract = (format: DocumentFormat, input: string | Uint8Array) => Promise<Extracted>;
 

@@ -59,7 +59,8 @@ export async function runInChild(job: IndexJob): Promise<IndexJobResult> {
       child.send(request);
     });
     if (!reply.ok) throw new IndexJobError(reply.error.message, reply.error.code);
-    const bytes = reply.result.bytes ?? new Uint8Array(await readFile(bytesFile));
+    // Not copied: a second tens-of-MB allocation would raise the RSS after boot until a GC ran.
+    const bytes = reply.result.bytes ?? (await readFile(bytesFile));
     return { ...reply.result, bytes };
   } finally {
     await rm(bytesFile, { force: true });

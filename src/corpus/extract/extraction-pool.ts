@@ -3,19 +3,10 @@
 // terminated when the limit passes. piscina owns the threads; aborting a running task ends its worker.
 import { Piscina } from 'piscina';
 import type { DocumentFormat } from '../document.js';
-import type { ExtractionLimits } from './extract-document.js';
 import { type Extracted, ExtractionError } from './extracted.js';
 import type { ExtractionResult, ExtractionTask } from './extract-worker.js';
-
-export interface ExtractionPoolOptions {
-  /** Wall time one file may take to extract, in milliseconds, counted from when a thread takes it. At least 1. */
-  timeoutMs: number;
-  /** Heap (old generation) one worker may use, in MB. At least 16. */
-  memoryMb: number;
-  /** Worker threads. At least 1. */
-  threads: number;
-  limits: ExtractionLimits;
-}
+import { checkExtractionPoolOptions } from './extraction-pool-options.js';
+import type { ExtractionPoolOptions } from './extraction-pool-options.js';
 
 export interface ExtractionPool {
   /** Extracts one file; throws `ExtractionError` with a reason a client may read. */
@@ -26,13 +17,6 @@ export interface ExtractionPool {
 // From source (tests, tsx) the worker is a .ts module and needs tsx's loader; built, it is plain .js.
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 const WORKER = new URL(FROM_SOURCE ? './extract-worker.ts' : './extract-worker.js', import.meta.url);
-
-/** Throws a RangeError naming the first option out of range. */
-export function checkExtractionPoolOptions({ timeoutMs, memoryMb, threads }: ExtractionPoolOptions): void {
-  for (const [name, value, min] of [['timeoutMs', timeoutMs, 1], ['memoryMb', memoryMb, 16], ['threads', threads, 1]] as const) {
-    if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be an integer of at least ${min}, got ${String(value)}`);
-  }
-}
 
 export function createExtractionPool(options: ExtractionPoolOptions): ExtractionPool {
   checkExtractionPoolOptions(options);

@@ -1,0 +1,82 @@
+// The default way an index is produced: a matching snapshot is checked in a worker thread and used
+// with no build process; a refused one is built once, by a build told why, which does not read the
+// snapshot again; a check that cannot run counts as a refusal, never as a failed boot.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SAMPLE_SOURCES, writeCorpusFiles } from '../../test/support/sample-corpus.js';
+import { decodeIndexSnapshot } from '../search/index-snapshot.js';
+import { runIndexJob } from './index-job.js';
+import type { IndexJob, IndexJobResult } from './index-job.js';
+import { checkSnapshotInWorker, produceIndex } from './produce-index.js';
+
+let dir: string;
+let job: IndexJob;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'corpus-mcp-produce-index-'));
+  await writeCorpusFiles(join(dir, 'corpus'));
+  job = { corpusRoot: join(dir, 'corpus'), options: {}, engine: 'engine-a', indexFile: join(dir, 'index.snapshot') };
+  // The snapshot the tests start from, built and written in this process.
+  expect((await runIndexJob(job)).origin).toBe('build');
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const sourcesOf = (bytes: Uint8Array) =>
+  decodeIndexSnapshot(bytes)
+    .index.listDocuments()
+    .map((d) => d.source);
+const noBuild = () => vi.fn<(job: IndexJob) => Promise<IndexJobResult>>(() => Promise.reject(new Error('no build expected')));
+
+describe('produceIndex', () => {
+  it('serves a matching snapshot, checked in a worker, without starting a build', async () => {
+    const build = noBuild();
+    const result = await produceIndex(job, { build });
+    expect(build).not.toHaveBeenCalled();
+    expect(result.origin).toBe('snapshot');
+    const file = await readFile(job.indexFile as string);
+    // The bytes are the file's, less its 32-byte digest: handed over from the worker, not rebuilt.
+    expect(Buffer.from(result.bytes).equals(file.subarray(0, file.length - 32))).toBe(true);
+    expect(sourcesOf(result.bytes)).toEqual(SAMPLE_SOURCES);
+  });
+
+  it('builds once when the snapshot is refused, telling the build why', async () => {
+    await writeFile(join(dir, 'corpus', 'added.md'), '# Added\n\nA document the snapshot has never seen.\n');
+    const build = vi.fn((next: IndexJob) => runIndexJob(next));
+    const result = await produceIndex(job, { build });
+    expect(build).toHaveBeenCalledTimes(1);
+    expect(build.mock.calls[0]?.[0].snapshotRefused).toMatchObject({ code: 'corpus_changed', reason: expect.stringMatching(/1 added \("added\.md"\)/) });
+    expect(result).toMatchObject({ origin: 'build', refused: { code: 'corpus_changed' } });
+    expect(sourcesOf(result.bytes)).toContain('added.md');
+  });
+
+  it('takes a check already under way instead of starting another', async () => {
+    const check = checkSnapshotInWorker(job);
+    await check;
+    await writeFile(job.indexFile as string, 'not a snapshot any more');
+    const result = await produceIndex(job, { check, build: noBuild() });
+    // A fresh check would now refuse the file; the one given had read it whole before.
+    expect(result.origin).toBe('snapshot');
+  });
+});
+
+describe('runIndexJob', () => {
+  it('does not read a snapshot the caller has already refused', async () => {
+    const result = await runIndexJob({ ...job, snapshotRefused: { code: 'corrupt', reason: 'refused by the caller' } });
+    // The snapshot on disk is intact and matches: only a job that skipped it builds.
+    expect(result).toMatchObject({ origin: 'build', refused: { code: 'corrupt', reason: 'refused by the caller' } });
+  });
+});
+
+describe('checkSnapshotInWorker', () => {
+  it('answers a refusal, never a rejection, when the check cannot run', async () => {
+    const uncloneable = { ...job, options: { k1: (() => 1) as unknown as number } };
+    await expect(checkSnapshotInWorker(uncloneable)).resolves.toMatchObject({ refused: { code: 'unreadable', reason: expect.stringMatching(/could not be checked/) } });
+  });
+
+  it('answers why a snapshot is refused', async () => {
+    await expect(checkSnapshotInWorker({ ...job, engine: 'engine-b' })).resolves.toMatchObject({ refused: { code: 'foreign_version' } });
+  });
+});
