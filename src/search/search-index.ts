@@ -5,7 +5,8 @@ import { QueryScorer } from './query-scorer.js';
 import { SearchError } from './search-error.js';
 import { resolveSearchOptions, type ResolvedSearchOptions, type SearchIndexOptions } from './search-options.js';
 import { makeSnippet, SnippetQuery } from './snippet.js';
-import { createTokenizer, type Tokenizer, Vocabulary } from './tokenizer.js';
+import { createTokenizer, type Tokenizer } from './tokenizer.js';
+import { Vocabulary } from './vocabulary.js';
 
 export type { SearchIndexOptions } from './search-options.js';
 
@@ -233,7 +234,7 @@ export class SearchIndex {
         start.push(span.start);
         end.push(span.end);
         chunkHeading.push(headingId);
-        terms.push({ body: tokenizer.ids(document.text.slice(span.start, span.end), vocabulary), title: titleTerms, heading: headingTerms });
+        terms.push({ body: tokenizer.ids(document.text, vocabulary, span.start, span.end), title: titleTerms, heading: headingTerms });
       }
     });
     firstChunk[sorted.length] = start.length;

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createTokenizer } from './tokenizer.js';
+import { Vocabulary } from './vocabulary.js';
 
 const tokenizer = createTokenizer();
 const terms = (text: string): string[] => tokenizer.terms(text);
@@ -74,6 +76,44 @@ describe('createTokenizer', () => {
       const scanned: string[] = [];
       tokenizer.scan(text, (term) => scanned.push(term));
       expect(scanned).toEqual(terms(text));
+    });
+  });
+
+  describe('ids', () => {
+    const piece = fc.constantFrom(
+      'the', 'The', 'THE', 'running', 'Runs', 'studies', 'x'.repeat(70), '42', 'IL', '-', ' ', '\n', "'", "don't", 'word\'', '’', 'Alzheimer’s',
+      'é', 'café', 'CAFÉ', 'ＡＢＣ', '東京都', 'カタカナ', '猫', '🍕', '🎉', 'ß', 'Привет', 'हिन्दी', 'ไทย', '\u00a0', '𝐀', 'ǅ', '\u0301',
+    );
+
+    it('numbers exactly the terms of the slice, in order, for any mix of scripts and case', () => {
+      fc.assert(
+        fc.property(fc.array(fc.array(piece, { maxLength: 30 }), { minLength: 1, maxLength: 4 }), fc.nat(), fc.nat(), (texts, a, b) => {
+          // One vocabulary over several texts, as in a build: words met before are looked up, not normalised.
+          const vocabulary = new Vocabulary();
+          for (const pieces of texts) {
+            const text = pieces.join('');
+            const start = a % (text.length + 1);
+            const end = start + (b % (text.length - start + 1));
+            expect(tokenizer.ids(text, vocabulary, start, end).map((id) => vocabulary.terms[id])).toEqual(terms(text.slice(start, end)));
+            expect(tokenizer.ids(text, vocabulary).map((id) => vocabulary.terms[id])).toEqual(terms(text));
+          }
+        }),
+        { numRuns: 500 },
+      );
+    });
+
+    it('keeps tens of thousands of distinct words apart', () => {
+      const vocabulary = new Vocabulary();
+      const text = Array.from({ length: 40_000 }, (_, i) => `w${i.toString(36)}`).join(' ');
+      expect(tokenizer.ids(text, vocabulary).map((id) => vocabulary.terms[id])).toEqual(terms(text));
+      expect(tokenizer.ids(text.toUpperCase(), vocabulary).map((id) => vocabulary.terms[id])).toEqual(terms(text));
+    });
+
+    it('gives a word the same id whatever its case, and one id per term', () => {
+      const vocabulary = new Vocabulary();
+      const ids = tokenizer.ids('Running runs RUNNING the café Café', vocabulary);
+      expect(ids.map((id) => vocabulary.terms[id])).toEqual(['run', 'run', 'run', 'cafe', 'cafe']);
+      expect(new Set(ids).size).toBe(2);
     });
   });
 

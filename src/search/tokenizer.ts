@@ -1,5 +1,6 @@
 import { stemmer } from 'stemmer';
 import { STOP_WORDS } from './stop-words.js';
+import { ASCII_HASH_SEED, asciiWordHash, type Vocabulary } from './vocabulary.js';
 
 /**
  * Turns text into index terms. One tokenizer serves documents and queries alike, so a query term
@@ -12,42 +13,11 @@ export interface Tokenizer {
   scan(text: string, onTerm: (term: string, start: number, end: number) => void): void;
   /** The term for one word (a run of letters, marks and digits), or '' when the word is a stop word. */
   normalizeWord(word: string): string;
-  /** The terms of `text` as `vocabulary` numbers them, in order, duplicates kept: `terms` for a build. */
-  ids(text: string, vocabulary: Vocabulary): number[];
-}
-
-/**
- * Numbers the terms of a build in the order they are first seen, and remembers the term of every
- * distinct word it was given, so each word is normalised and looked up once per build rather than
- * once per occurrence. Unbounded (a build's words are bounded by its corpus), unlike the tokenizer's
- * own memo, which serves queries for the life of the server.
- */
-export class Vocabulary {
-  /** Term of each id. */
-  readonly terms: string[] = [];
-  readonly #ids = new Map<string, number>();
-  /** Raw word → its term's id, or -1 for a word that yields no term. */
-  readonly #words = new Map<string, number>();
-
-  termId(term: string): number {
-    let id = this.#ids.get(term);
-    if (id === undefined) {
-      id = this.terms.length;
-      this.#ids.set(term, id);
-      this.terms.push(term);
-    }
-    return id;
-  }
-
-  wordId(raw: string, normalize: (word: string) => string): number {
-    let id = this.#words.get(raw);
-    if (id === undefined) {
-      const term = normalize(raw);
-      id = term === '' ? -1 : this.termId(term);
-      this.#words.set(raw, id);
-    }
-    return id;
-  }
+  /**
+   * The terms of `text.slice(start, end)` as `vocabulary` numbers them, in order, duplicates kept:
+   * `terms` for a build. `start` and `end` default to the whole text.
+   */
+  ids(text: string, vocabulary: Vocabulary, start?: number, end?: number): number[];
 }
 
 /**
@@ -72,6 +42,7 @@ const MARKS = /\p{M}/gu;
 const LATIN_WITH_MARKS = /^[\p{Script=Latin}\p{M}\p{N}]+$/u;
 const POSSESSIVE = /['’]s$/;
 const APOSTROPHES = /['’]/g;
+const APOSTROPHE = 0x27;
 
 /** Longest token kept, in UTF-16 code units; longer runs (hashes, base64) are not words anyone types. */
 const MAX_TOKEN_LENGTH = 64;
@@ -112,19 +83,50 @@ export function createTokenizer(): Tokenizer {
     });
   }
 
-  function ids(text: string, vocabulary: Vocabulary): number[] {
+  function ids(text: string, vocabulary: Vocabulary, start = 0, end = text.length): number[] {
     const out: number[] = [];
-    eachToken(
-      text,
-      (term) => {
+    // The regex runs on the slice, as `terms` would see it; made only when a token needs it.
+    let span: string | undefined;
+    let onTerm: TermSink | undefined;
+    let onWord: ((raw: string) => void) | undefined;
+    let at = start;
+    while (at < end) {
+      const code = text.charCodeAt(at);
+      if (code < 0x80) {
+        if (!isAsciiWordCode(code)) {
+          at += 1;
+          continue;
+        }
+        // Fast path, the same tokens as TOKEN: a run of ASCII letters and digits followed by ASCII
+        // other than an apostrophe is a whole word. Anything else may extend it: the regex decides.
+        let hash = ASCII_HASH_SEED;
+        let wordEnd = at;
+        for (; wordEnd < end; wordEnd += 1) {
+          const next = text.charCodeAt(wordEnd);
+          if (!isAsciiWordCode(next)) break;
+          hash = asciiWordHash(hash, next);
+        }
+        const after = wordEnd < end ? text.charCodeAt(wordEnd) : 0;
+        if (after < 0x80 && after !== APOSTROPHE) {
+          const id = vocabulary.asciiWordId(text, at, wordEnd, hash, normalizeWord);
+          if (id >= 0) out.push(id);
+          at = wordEnd;
+          continue;
+        }
+      }
+      span ??= start === 0 && end === text.length ? text : text.slice(start, end);
+      onTerm ??= (term) => {
         out.push(vocabulary.termId(term));
-      },
+      };
       // A build meets each distinct word many times: the vocabulary remembers its term id.
-      (raw) => {
+      onWord ??= (raw) => {
         const id = vocabulary.wordId(raw, normalizeWord);
         if (id >= 0) out.push(id);
-      },
-    );
+      };
+      const tokenEnd = nextToken(span, at - start, onTerm, onWord);
+      if (tokenEnd < 0) break;
+      at = start + tokenEnd;
+    }
     return out;
   }
 
@@ -146,13 +148,24 @@ type TermSink = (term: string, start: number, end: number) => void;
  * bigrams, and each word goes to `onWord` with its offset, for the caller to normalise (or look up).
  */
 function eachToken(text: string, onTerm: TermSink, onWord: (raw: string, start: number) => void): void {
-  TOKEN.lastIndex = 0;
-  for (let m = TOKEN.exec(text); m !== null; m = TOKEN.exec(text)) {
-    const raw = m[0];
-    if (m[1] !== undefined) onTerm(raw, m.index, m.index + raw.length);
-    else if (m[2] !== undefined) emitBigrams(raw, m.index, onTerm);
-    else onWord(raw, m.index);
-  }
+  for (let at = 0; at >= 0; ) at = nextToken(text, at, onTerm, onWord);
+}
+
+/** Handles the first token at or after `from` as `eachToken` does; returns where it ends, or -1 when there is none. */
+function nextToken(text: string, from: number, onTerm: TermSink, onWord: (raw: string, start: number) => void): number {
+  TOKEN.lastIndex = from;
+  const m = TOKEN.exec(text);
+  if (m === null) return -1;
+  const raw = m[0];
+  if (m[1] !== undefined) onTerm(raw, m.index, m.index + raw.length);
+  else if (m[2] !== undefined) emitBigrams(raw, m.index, onTerm);
+  else onWord(raw, m.index);
+  return m.index + raw.length;
+}
+
+/** An ASCII letter or digit: the only ASCII characters a token holds, apostrophes apart. */
+function isAsciiWordCode(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57);
 }
 
 /** Splits a run of an unspaced script into characters (code points, marks attached) and emits bigrams. */
