@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { markdownSections } from '../corpus/extract/markdown.js';
-import { chunkText as chunkSections, type ChunkerOptions } from './chunker.js';
+import { chunkText as chunkSections, collectWords, type ChunkerOptions } from './chunker.js';
 
 /** The chunks of a Markdown text, with its sections found by the Markdown extractor. */
 const chunkText = (text: string, bodyStart: number, options: ChunkerOptions) => chunkSections(text, bodyStart, markdownSections(text, bodyStart), options);
@@ -126,6 +126,30 @@ describe('chunkText', () => {
         expect(chunks.length === 0).toBe(wordCount(text) === 0);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('collectWords', () => {
+  /** The model: the word pattern run over the slice. */
+  const modelWords = (text: string, from: number, to: number): number[] =>
+    [...text.slice(from, to).matchAll(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[^\s\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu)].flatMap((m) => [
+      from + m.index,
+      from + m.index + m[0].length,
+    ]);
+
+  it('finds the same words as the word pattern over the slice, for any mix of ASCII, other scripts and spaces', () => {
+    const piece = fc.constantFrom('a', 'Word', '42', '-', "'", ' ', '  ', '\t', '\n', '\r\n', '\u00a0', '\u3000', '\u2028', 'é', 'café', '東京', 'カタ', '한국', '🍕', '𠀀', '\ud83c', 'x\u00a0y');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), fc.nat(), fc.nat(), (pieces, a, b) => {
+        const text = pieces.join('');
+        const from = a % (text.length + 1);
+        const to = from + (b % (text.length - from + 1));
+        const words: number[] = [];
+        collectWords(text, from, to, words);
+        expect(words).toEqual(modelWords(text, from, to));
+      }),
+      { numRuns: 1000 },
     );
   });
 });

@@ -106,7 +106,7 @@ function splitParts(text: string, bodyStart: number, sections: readonly Section[
     if (section.title !== '') open.push({ level: section.level, title: section.title });
     current = { start, headings: open.map((h) => h.title), words: [], headingWords: 0, paragraphStarts: [] };
     const contentStart = Math.min(Math.max(section.contentStart, start), text.length);
-    collectWords(text, Math.max(section.headingStart, start), contentStart, current);
+    collectWords(text, Math.max(section.headingStart, start), contentStart, current.words);
     current.headingWords = current.words.length / 2;
     from = contentStart;
   }
@@ -115,13 +115,46 @@ function splitParts(text: string, bodyStart: number, sections: readonly Section[
   return parts;
 }
 
-function collectWords(text: string, from: number, to: number, part: Part): void {
-  if (to <= from) return;
-  const span = text.slice(from, to);
-  WORD.lastIndex = 0;
-  for (let m = WORD.exec(span); m !== null; m = WORD.exec(span)) {
-    part.words.push(from + m.index, from + m.index + m[0].length);
+/**
+ * Appends the start and end offsets of each word of `text[from, to)` to `words`: what WORD finds
+ * in that slice. Runs of ASCII are
+ * split by hand, the bulk of most text; the regex takes over where a non-ASCII character could
+ * change the answer, on the slice as WORD would see it.
+ */
+export function collectWords(text: string, from: number, to: number, words: number[]): void {
+  let span: string | undefined;
+  let at = from;
+  while (at < to) {
+    const code = text.charCodeAt(at);
+    if (code < 0x80) {
+      if (isAsciiSpace(code)) {
+        at += 1;
+        continue;
+      }
+      let end = at + 1;
+      while (end < to) {
+        const next = text.charCodeAt(end);
+        if (next >= 0x80 || isAsciiSpace(next)) break;
+        end += 1;
+      }
+      if (end === to || text.charCodeAt(end) < 0x80) {
+        words.push(at, end);
+        at = end;
+        continue;
+      }
+    }
+    span ??= text.slice(from, to);
+    WORD.lastIndex = at - from;
+    const m = WORD.exec(span);
+    if (m === null) return;
+    at = from + m.index + m[0].length;
+    words.push(from + m.index, at);
   }
+}
+
+/** The ASCII characters `\s` matches: tab, line feed, vertical tab, form feed, carriage return, space. */
+function isAsciiSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13);
 }
 
 /**
@@ -130,7 +163,7 @@ function collectWords(text: string, from: number, to: number, part: Part): void 
  */
 function collectBody(text: string, from: number, to: number, part: Part): void {
   const first = part.words.length;
-  collectWords(text, from, to, part);
+  collectWords(text, from, to, part.words);
   let previousEnd = from;
   for (let w = first; w < part.words.length; w += 2) {
     const wordStart = part.words[w] as number;
