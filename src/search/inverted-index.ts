@@ -1,11 +1,18 @@
 import { combinedTf, idf, saturate, type Bm25Params } from './bm25.js';
 
-/** The terms of one chunk, field by field, as ids of a vocabulary (see `Vocabulary` in tokenizer.ts). */
+/**
+ * The terms of every chunk, field by field, as ids of a vocabulary (see `Vocabulary` in
+ * vocabulary.ts), in one array: chunk c's body is `ids[fields[6c] .. fields[6c + 1]]`, its title
+ * `ids[fields[6c + 2] .. fields[6c + 3]]` and its heading `ids[fields[6c + 4] .. fields[6c + 5]]`.
+ * Chunks may share a range (the title of a document, a heading).
+ */
 export interface ChunkTerms {
-  body: readonly number[];
-  title: readonly number[];
-  heading: readonly number[];
+  ids: Uint32Array;
+  fields: Uint32Array;
 }
+
+/** Entries of `ChunkTerms.fields` per chunk: start and end of the body, the title and the heading. */
+export const CHUNK_FIELDS = 6;
 
 interface InvertedIndexArrays {
   idf: Float64Array;
@@ -122,34 +129,41 @@ export class InvertedIndex {
    * `keepForward` (feedback needs them). The index numbers terms afresh, in the order chunks first
    * use them (body, title, heading), whatever order the vocabulary saw them in.
    */
-  static build(chunks: readonly ChunkTerms[], vocabulary: readonly string[], params: Bm25Params, keepForward = true): InvertedIndex {
+  static build(chunks: ChunkTerms, vocabulary: readonly string[], params: Bm25Params, keepForward = true): InvertedIndex {
     // Vocabulary id → index id, -1 until first used; and per chunk, where each term's counts sit.
     const idOf = new Int32Array(vocabulary.length).fill(-1);
     const order: string[] = [];
     const slotOf = new Int32Array(vocabulary.length);
     const seenIn = new Int32Array(vocabulary.length).fill(-1);
 
-    // Pass 1: per chunk, the distinct terms with their count in each field.
-    const chunkCount = chunks.length;
+    // Pass 1: per chunk, the distinct terms (entries) with their count in each field.
+    const { ids, fields } = chunks;
+    const chunkCount = fields.length / CHUNK_FIELDS;
     const forwardStart = new Uint32Array(chunkCount + 1);
     const bodyLength = new Uint32Array(chunkCount);
-    const fwdTerm: number[] = [];
-    const fwdBody: number[] = [];
-    const fwdTitle: number[] = [];
-    const fwdHeading: number[] = [];
+    let fwd = new ForwardCounts(ids.length >>> 1);
+    let entries = 0;
     let totalBody = 0;
     for (let c = 0; c < chunkCount; c += 1) {
-      const chunk = chunks[c] as ChunkTerms;
-      const base = fwdTerm.length;
-      const count = (terms: readonly number[], into: number[]): void => {
-        for (let i = 0; i < terms.length; i += 1) {
-          const term = terms[i] as number;
+      const at = c * CHUNK_FIELDS;
+      const body = (fields[at + 1] as number) - (fields[at] as number);
+      // A chunk adds at most one entry per id it holds: room for all of them, so no array moves below.
+      const most = body + (fields[at + 3] as number) - (fields[at + 2] as number) + (fields[at + 5] as number) - (fields[at + 4] as number);
+      if (entries + most > fwd.capacity) fwd = fwd.grown(entries + most);
+      const { term: fwdTerm } = fwd;
+      forwardStart[c] = entries;
+      for (let field = 0; field < 3; field += 1) {
+        const counts = field === 0 ? fwd.body : field === 1 ? fwd.title : fwd.heading;
+        const to = fields[at + field * 2 + 1] as number;
+        for (let i = fields[at + field * 2] as number; i < to; i += 1) {
+          const term = ids[i] as number;
           let slot: number;
           if (seenIn[term] === c) {
             slot = slotOf[term] as number;
           } else {
             seenIn[term] = c;
-            slot = fwdTerm.length;
+            slot = entries;
+            entries += 1;
             slotOf[term] = slot;
             let id = idOf[term] as number;
             if (id < 0) {
@@ -157,24 +171,17 @@ export class InvertedIndex {
               idOf[term] = id;
               order.push(vocabulary[term] as string);
             }
-            fwdTerm.push(id);
-            fwdBody.push(0);
-            fwdTitle.push(0);
-            fwdHeading.push(0);
+            fwdTerm[slot] = id;
           }
-          into[slot] = (into[slot] as number) + 1;
+          counts[slot] = (counts[slot] as number) + 1;
         }
-      };
-      count(chunk.body, fwdBody);
-      count(chunk.title, fwdTitle);
-      count(chunk.heading, fwdHeading);
-      forwardStart[c] = base;
-      bodyLength[c] = chunk.body.length;
-      totalBody += chunk.body.length;
+      }
+      bodyLength[c] = body;
+      totalBody += body;
     }
+    const { term: fwdTerm, body: fwdBody, title: fwdTitle, heading: fwdHeading } = fwd;
     const termIds = new Map<string, number>();
     for (let t = 0; t < order.length; t += 1) termIds.set(order[t] as string, t);
-    const entries = fwdTerm.length;
     forwardStart[chunkCount] = entries;
     const averageBodyLength = chunkCount > 0 ? totalBody / chunkCount : 0;
 
@@ -233,5 +240,33 @@ export class InvertedIndex {
       forwardTf,
       bodyLength,
     });
+  }
+}
+
+/** Pass 1's per-entry arrays: the term and its count in each field. Fresh room is zero. */
+class ForwardCounts {
+  readonly capacity: number;
+  readonly term: Uint32Array;
+  readonly body: Uint32Array;
+  readonly title: Uint32Array;
+  readonly heading: Uint32Array;
+
+  constructor(capacity: number, from?: ForwardCounts) {
+    this.capacity = Math.max(1, capacity);
+    this.term = new Uint32Array(this.capacity);
+    this.body = new Uint32Array(this.capacity);
+    this.title = new Uint32Array(this.capacity);
+    this.heading = new Uint32Array(this.capacity);
+    if (from !== undefined) {
+      this.term.set(from.term);
+      this.body.set(from.body);
+      this.title.set(from.title);
+      this.heading.set(from.heading);
+    }
+  }
+
+  /** A copy with room for at least `needed` entries. */
+  grown(needed: number): ForwardCounts {
+    return new ForwardCounts(Math.max(needed, this.capacity * 2), this);
   }
 }

@@ -6,6 +6,7 @@ import { SearchError } from './search-error.js';
 import { resolveSearchOptions, type ResolvedSearchOptions, type SearchIndexOptions } from './search-options.js';
 import { makeSnippet, SnippetQuery } from './snippet.js';
 import { createTokenizer, type Tokenizer } from './tokenizer.js';
+import { TermIdList } from './term-id-list.js';
 import { Vocabulary } from './vocabulary.js';
 
 export type { SearchIndexOptions } from './search-options.js';
@@ -209,16 +210,21 @@ export class SearchIndex {
     const end: number[] = [];
     const headingIds = new Map<string, number>();
     const chunkHeading: number[] = [];
-    const terms: ChunkTerms[] = [];
+    // Every field's term ids in one list; per chunk, where its body, title and heading lie in it.
+    const ids = new TermIdList(1 << 16);
+    const fields: number[] = [];
     const vocabulary = new Vocabulary();
     sorted.forEach((document, d) => {
       firstChunk[d] = start.length;
-      const titleTerms = tokenizer.ids(document.title, vocabulary);
+      const titleStart = ids.length;
+      tokenizer.ids(document.title, vocabulary, ids);
+      const titleEnd = ids.length;
       const titleKey = document.title.trim().toLowerCase();
       const spans = chunkText(document.text, document.bodyStart, document.sections, resolved);
       let lastHeadings: readonly string[] | undefined;
       let headingId = 0;
-      let headingTerms: readonly number[] = [];
+      let headingStart = 0;
+      let headingEnd = 0;
       for (const span of spans) {
         if (span.headings !== lastHeadings) {
           lastHeadings = span.headings;
@@ -228,16 +234,21 @@ export class SearchIndex {
           headingId = id;
           // The top heading usually repeats the title, which is already a field of its own.
           const own = span.headings[0]?.trim().toLowerCase() === titleKey ? span.headings.slice(1) : span.headings;
-          headingTerms = tokenizer.ids(own.join(' '), vocabulary);
+          headingStart = ids.length;
+          tokenizer.ids(own.join(' '), vocabulary, ids);
+          headingEnd = ids.length;
         }
         page.push(pageAt(document.pages, span.start) ?? 0);
         start.push(span.start);
         end.push(span.end);
         chunkHeading.push(headingId);
-        terms.push({ body: tokenizer.ids(document.text, vocabulary, span.start, span.end), title: titleTerms, heading: headingTerms });
+        const bodyStart = ids.length;
+        tokenizer.ids(document.text, vocabulary, ids, span.start, span.end);
+        fields.push(bodyStart, ids.length, titleStart, titleEnd, headingStart, headingEnd);
       }
     });
     firstChunk[sorted.length] = start.length;
+    const terms: ChunkTerms = { ids: ids.view(), fields: Uint32Array.from(fields) };
     const index = InvertedIndex.build(terms, vocabulary.terms, resolved, resolved.feedbackWeight > 0);
     return new SearchIndex(
       {

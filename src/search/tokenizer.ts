@@ -1,5 +1,6 @@
 import { stemmer } from 'stemmer';
 import { STOP_WORDS } from './stop-words.js';
+import type { TermIdList } from './term-id-list.js';
 import { ASCII_HASH_SEED, asciiWordHash, type Vocabulary } from './vocabulary.js';
 
 /**
@@ -14,10 +15,10 @@ export interface Tokenizer {
   /** The term for one word (a run of letters, marks and digits), or '' when the word is a stop word. */
   normalizeWord(word: string): string;
   /**
-   * The terms of `text.slice(start, end)` as `vocabulary` numbers them, in order, duplicates kept:
-   * `terms` for a build. `start` and `end` default to the whole text.
+   * Appends to `into` the terms of `text.slice(start, end)` as `vocabulary` numbers them, in order,
+   * duplicates kept: `terms` for a build. `start` and `end` default to the whole text.
    */
-  ids(text: string, vocabulary: Vocabulary, start?: number, end?: number): number[];
+  ids(text: string, vocabulary: Vocabulary, into: TermIdList, start?: number, end?: number): void;
 }
 
 /**
@@ -83,8 +84,7 @@ export function createTokenizer(): Tokenizer {
     });
   }
 
-  function ids(text: string, vocabulary: Vocabulary, start = 0, end = text.length): number[] {
-    const out: number[] = [];
+  function ids(text: string, vocabulary: Vocabulary, out: TermIdList, start = 0, end = text.length): void {
     // The regex runs on the slice, as `terms` would see it; made only when a token needs it.
     let span: string | undefined;
     let onTerm: TermSink | undefined;
@@ -127,7 +127,6 @@ export function createTokenizer(): Tokenizer {
       if (tokenEnd < 0) break;
       at = start + tokenEnd;
     }
-    return out;
   }
 
   function terms(text: string): string[] {
