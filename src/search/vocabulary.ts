@@ -6,7 +6,7 @@
  *
  * Plain ASCII words, the bulk of most corpora, are remembered in a table of their own, keyed by a
  * hash the tokenizer computes while it scans the word, so a word met again costs no substring, no
- * string hash and no Map probe. The table folds case: "The" and "the" are one entry, which is sound
+ * string hash and no Map probe: one slot of a typed array and a comparison with the bytes kept. The table folds case: "The" and "the" are one entry, which is sound
  * because an ASCII word's term depends only on its lowercase form.
  */
 export class Vocabulary {
@@ -16,12 +16,15 @@ export class Vocabulary {
   /** Raw word → its term's id, or -1 for a word that yields no term. */
   readonly #words = new Map<string, number>();
 
-  /** Open addressing over the ASCII words: slot → entry + 1, 0 when empty. */
-  #slots = new Int32Array(1 << 14);
-  /** Per entry: the lowercase word, its hash and its term id (-1 for none). */
-  readonly #asciiWords: string[] = [];
-  #asciiHash = new Int32Array(1 << 13);
-  #asciiTerm = new Int32Array(1 << 13);
+  /**
+   * Open addressing over the ASCII words, four numbers a slot: hash, length (0: empty), offset of
+   * the lowercase word in `#chars`, term id (-1: none). A probe that hits reads one slot and the
+   * word's bytes, not a string object.
+   */
+  #table = new Int32Array(4 << 14);
+  #entries = 0;
+  #chars = new Uint8Array(1 << 16);
+  #charsUsed = 0;
 
   termId(term: string): number {
     let id = this.#ids.get(term);
@@ -48,17 +51,22 @@ export class Vocabulary {
    * term; `hash` is `asciiWordHash` of it. `normalize` is called once per distinct word, lowercased.
    */
   asciiWordId(text: string, start: number, end: number, hash: number, normalize: (word: string) => string): number {
-    const mask = this.#slots.length - 1;
+    const table = this.#table;
+    const chars = this.#chars;
+    const mask = (table.length >> 2) - 1;
     const length = end - start;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const entry = (this.#slots[slot] as number) - 1;
-      if (entry < 0) break;
-      if (this.#asciiHash[entry] !== hash) continue;
-      const word = this.#asciiWords[entry] as string;
-      if (word.length !== length) continue;
-      let k = 0;
-      while (k < length && foldAscii(text.charCodeAt(start + k)) === word.charCodeAt(k)) k += 1;
-      if (k === length) return this.#asciiTerm[entry] as number;
+      const at = slot << 2;
+      const slotLength = table[at + 1] as number;
+      if (slotLength === 0) break;
+      if (table[at] !== hash || slotLength !== length) continue;
+      let c = table[at + 2] as number;
+      let k = start;
+      while (k < end && foldAscii(text.charCodeAt(k)) === chars[c]) {
+        k += 1;
+        c += 1;
+      }
+      if (k === end) return table[at + 3] as number;
     }
     const word = text.slice(start, end).toLowerCase();
     const term = normalize(word);
@@ -68,28 +76,36 @@ export class Vocabulary {
   }
 
   #addAscii(word: string, hash: number, id: number): void {
-    const entry = this.#asciiWords.length;
-    if (entry === this.#asciiHash.length) {
-      this.#asciiHash = grow(this.#asciiHash);
-      this.#asciiTerm = grow(this.#asciiTerm);
+    if (this.#charsUsed + word.length > this.#chars.length) {
+      const bigger = new Uint8Array(Math.max(this.#chars.length * 2, this.#charsUsed + word.length));
+      bigger.set(this.#chars);
+      this.#chars = bigger;
     }
-    this.#asciiWords.push(word);
-    this.#asciiHash[entry] = hash;
-    this.#asciiTerm[entry] = id;
+    const offset = this.#charsUsed;
+    for (let k = 0; k < word.length; k += 1) this.#chars[offset + k] = word.charCodeAt(k);
+    this.#charsUsed += word.length;
+    this.#entries += 1;
     // Kept at most half full, so a probe ends soon at an empty slot.
-    if ((entry + 1) * 2 > this.#slots.length) {
-      this.#slots = new Int32Array(this.#slots.length * 2);
-      for (let e = 0; e <= entry; e += 1) this.#place(e);
-    } else {
-      this.#place(entry);
+    if (this.#entries * 2 > this.#table.length >> 2) {
+      const old = this.#table;
+      this.#table = new Int32Array(old.length * 2);
+      for (let at = 0; at < old.length; at += 4) {
+        if (old[at + 1] !== 0) this.#place(old[at] as number, old[at + 1] as number, old[at + 2] as number, old[at + 3] as number);
+      }
     }
+    this.#place(hash, word.length, offset, id);
   }
 
-  #place(entry: number): void {
-    const mask = this.#slots.length - 1;
-    let slot = (this.#asciiHash[entry] as number) & mask;
-    while (this.#slots[slot] !== 0) slot = (slot + 1) & mask;
-    this.#slots[slot] = entry + 1;
+  #place(hash: number, length: number, offset: number, id: number): void {
+    const table = this.#table;
+    const mask = (table.length >> 2) - 1;
+    let slot = hash & mask;
+    while (table[(slot << 2) + 1] !== 0) slot = (slot + 1) & mask;
+    const at = slot << 2;
+    table[at] = hash;
+    table[at + 1] = length;
+    table[at + 2] = offset;
+    table[at + 3] = id;
   }
 }
 
@@ -104,10 +120,4 @@ export function asciiWordHash(hash: number, code: number): number {
 /** An ASCII letter in lowercase; any other code as it is. */
 function foldAscii(code: number): number {
   return code >= 65 && code <= 90 ? code + 32 : code;
-}
-
-function grow(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
-  const bigger = new Int32Array(array.length * 2);
-  bigger.set(array);
-  return bigger;
 }
