@@ -1,7 +1,8 @@
 // Entry point: read the configuration, start checking INDEX_FILE in a worker thread, load the server
 // and listen at once so /healthz answers, then have the index service produce the index (from
-// INDEX_FILE when it matches, else built in a child process; refusing to run without documents), reload it on SIGHUP and, with CORPUS_WATCH, on file changes,
-// and close cleanly on SIGTERM/SIGINT. The only file that touches the console.
+// INDEX_FILE when it matches, else built in a child process; refusing to run without documents),
+// reload it on SIGHUP and, with CORPUS_WATCH, on file changes, and close cleanly on SIGTERM/SIGINT.
+// The only file that touches the console.
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
@@ -11,6 +12,7 @@ import { ConfigError, loadConfig } from './config.js';
 import type { Config } from './config.js';
 import type { AssembleOptions } from './http/assemble.js';
 import { checkSnapshotInWorker, produceIndex } from './index-service/produce-index.js';
+import { runInChild } from './index-service/run-in-child.js';
 import type { Store } from './store/store.js';
 import { indexJobOf } from './index-job-of.js';
 
@@ -119,11 +121,15 @@ async function main(): Promise<void> {
     sink: holder,
     job,
     logger,
-    // The first run takes the check started above; reloads check afresh.
-    run: (next) => {
+    // The boot takes the check started above; a reload goes to a build process, which checks the
+    // snapshot itself (its memory, reading changed files included, leaves with it).
+    run: async (next) => {
       const check = snapshotCheck;
       snapshotCheck = undefined;
-      return produceIndex(next, check ? { check } : {});
+      if (check === undefined) return runInChild(next);
+      const checked = await check;
+      if ('undecided' in checked) logger.info({ reason: checked.undecided }, 'index snapshot left to the build process to check');
+      return produceIndex(next, { check: Promise.resolve(checked) });
     },
   });
   let assembled: ReturnType<typeof assembleServer>;

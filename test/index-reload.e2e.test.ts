@@ -2,7 +2,7 @@
 // changes (CORPUS_WATCH) swap in a new index that searches see within 5 s of the change settling,
 // calls under a steady stream of requests never fail, a failed rebuild keeps the old index serving,
 // old cursors are refused as stale, and sessions with a GET stream hear list_changed.
-import { mkdtemp, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rename, rm, unlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -57,6 +57,40 @@ const readyz = async (server: SpawnedServer) => {
   const response = await fetch(`${server.base}/readyz`);
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };
+
+const LEFT_TO_BUILD = 'index snapshot left to the build process to check';
+const stopped = async (server: SpawnedServer) => {
+  server.child.kill('SIGTERM');
+  return server.exit;
+};
+
+describe('boot from the snapshot', { timeout: 180_000 }, () => {
+  it('a restarted process serves the snapshot the first one wrote, also after every file was touched', async () => {
+    const { server, corpus } = await start();
+    const indexFile = join(corpus, '..', 'index.snapshot');
+    expect((await readyz(server)).body).toMatchObject({ last_reload: { trigger: 'boot', origin: 'build' } });
+    expect(await stopped(server)).toMatchObject({ code: 0 });
+
+    // Checked in a worker thread, which reads no corpus file.
+    const second = await spawnServer({ INDEX_FILE: indexFile }, { corpusDir: corpus });
+    expect((await readyz(second)).body).toMatchObject({ last_reload: { trigger: 'boot', origin: 'snapshot' } });
+    expect(second.lines.filter((line) => line.msg === LEFT_TO_BUILD)).toEqual([]);
+    expect(await stopped(second)).toMatchObject({ code: 0 });
+
+    // New times, same bytes (a copy without -p): the worker cannot tell, the build process reads the
+    // files, finds them unchanged and serves the snapshot.
+    const later = new Date(Date.now() + 60_000);
+    for (const entry of await readdir(corpus, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile()) await utimes(join(entry.parentPath, entry.name), later, later);
+    }
+    const third = await spawnServer({ INDEX_FILE: indexFile }, { corpusDir: corpus });
+    expect((await readyz(third)).body).toMatchObject({ last_reload: { trigger: 'boot', origin: 'snapshot' } });
+    expect(third.lines.filter((line) => line.msg === LEFT_TO_BUILD)).toEqual([expect.objectContaining({ reason: expect.stringMatching(/has a new modification time/) })]);
+    const { client } = await connectClient(new URL(`${third.base}/mcp`));
+    clients.push(client);
+    expect(await sourcesFor(client, 'sourdough starter')).toContain('guides/baking.md');
+  });
+});
 
 // Each test starts a process of its own, which takes half a minute on a busy machine.
 describe('index reload', { timeout: 120_000 }, () => {

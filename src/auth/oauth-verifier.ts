@@ -60,12 +60,15 @@ function stringClaim(payload: JWTPayload, name: string): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** `crit` extensions jose implements (RFC 7797's unencoded payload); any other is refused. */
+const UNDERSTOOD_CRIT = new Set(['b64']);
+
 /** Turns jose's errors into AuthErrors whose message says what was wrong, never what the token was. */
 function toAuthError(error: unknown, options: { issuer: string; audience: string; header: ProtectedHeaderParameters }): AuthError {
   if (error instanceof AuthError) return error;
   // RFC 7515 §4.1.11: jose refuses a `crit` extension it does not understand with JOSENotSupported,
   // an error it also throws for other things, hence the look at the header rather than at its text.
-  if (error instanceof errors.JOSENotSupported && options.header.crit !== undefined) {
+  if (error instanceof errors.JOSENotSupported && options.header.crit?.some((name) => !UNDERSTOOD_CRIT.has(name))) {
     return new AuthError('invalid_token', 'the token\'s header marks an extension as critical ("crit") that this server does not understand');
   }
   if (error instanceof errors.JWTExpired) {

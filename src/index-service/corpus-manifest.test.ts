@@ -76,6 +76,13 @@ describe('manifestDifference', () => {
     expect(await manifestDifference(manifest, dir, MAX_BYTES)).toBe('1 changed ("b.html")');
   });
 
+  it('reads no file when told not to, and says which file only its bytes could decide', async () => {
+    const manifest = await manifestNow();
+    expect(await manifestDifference(manifest, dir, MAX_BYTES, { readTouched: false })).toBeUndefined();
+    await touch('b.html');
+    await expect(manifestDifference(manifest, dir, MAX_BYTES, { readTouched: false })).rejects.toMatchObject({ name: 'UnreadFileError', source: 'b.html' });
+  });
+
   it('names files added, resized and removed', async () => {
     const manifest = await manifestNow();
     await writeFile(join(dir, 'c.md'), '# C\n');

@@ -42,10 +42,27 @@ export function manifestOf(files: readonly FileCandidate[], digests: ReadonlyMap
 }
 
 /**
- * Why the corpus at `root` no longer matches `manifest`, in words for the log, or undefined when it
- * matches. `maxFileBytes` must be the limit the build used (a file over it was never read).
+ * Thrown by `manifestDifference` with `readTouched: false` at the first file whose time changed but
+ * whose size did not: only its bytes can tell, and the caller chose not to read any.
  */
-export async function manifestDifference(manifest: Manifest, root: string, maxFileBytes: number): Promise<string | undefined> {
+export class UnreadFileError extends Error {
+  constructor(readonly source: string) {
+    super(`${JSON.stringify(source)} has a new modification time and the same size; only its bytes can tell whether it changed`);
+    this.name = 'UnreadFileError';
+  }
+}
+
+/**
+ * Why the corpus at `root` no longer matches `manifest`, in words for the log, or undefined when it
+ * matches. `maxFileBytes` must be the limit the build used (a file over it was never read). With
+ * `readTouched: false` it reads no file and throws `UnreadFileError` where it would have to.
+ */
+export async function manifestDifference(
+  manifest: Manifest,
+  root: string,
+  maxFileBytes: number,
+  { readTouched = true }: { readTouched?: boolean } = {},
+): Promise<string | undefined> {
   const files = bySource((await walkForManifest(root))?.files ?? []);
   const stored = new Map(manifest.map((entry) => [entry[0], entry]));
   const added: string[] = [];
@@ -62,6 +79,7 @@ export async function manifestDifference(manifest: Manifest, root: string, maxFi
       continue;
     }
     if (entry[2] === candidate.mtimeMs) continue;
+    if (!readTouched) throw new UnreadFileError(candidate.source);
     const bytes = readCandidateBytes(candidate, maxFileBytes);
     const digest = typeof bytes === 'string' ? null : contentDigest(bytes);
     if (digest !== entry[3]) changed.push(candidate.source);

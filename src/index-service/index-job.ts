@@ -1,15 +1,15 @@
-// The work of producing an index, as it runs in the build process (index-child.ts): use the snapshot file when it is
-// intact and matches the corpus, the options and the engine; otherwise load the corpus, build, encode
-// and write a fresh snapshot. Either way the result is one encoded snapshot (bytes) that the main
+// The work of producing an index, as it runs in the build process (index-child.ts) and in `npm run
+// index`: use the snapshot file when it is intact and matches the corpus, the options and the engine
+// (unless the caller has already refused it); otherwise load the corpus, build, encode and write a
+// fresh snapshot. Either way the result is one encoded snapshot (bytes) that the main
 // thread decodes, so an index served from a snapshot and one freshly built are the same bytes.
 import { loadCorpus } from '../corpus/load-corpus.js';
-import { DEFAULT_MAX_FILE_BYTES } from '../corpus/read-document.js';
 import type { CorpusWarning, SkippedFile } from '../corpus/document.js';
 import { encodeIndexSnapshot } from '../search/index-snapshot.js';
 import { SearchIndex } from '../search/search-index.js';
 import type { SearchIndexOptions } from '../search/search-index.js';
 import { contentDigest, manifestOf, walkForManifest } from './corpus-manifest.js';
-import { MANIFEST_SECTION, useSnapshot } from './snapshot-check.js';
+import { checkSnapshot, MANIFEST_SECTION, maxFileBytesOf, needsSnapshotCheck } from './snapshot-check.js';
 import { writeSnapshotFile } from './snapshot-file.js';
 import type { SnapshotRefusalCode } from './snapshot-file.js';
 import { timer } from './timer.js';
@@ -57,13 +57,13 @@ export interface IndexJobResult {
 export async function runIndexJob(job: IndexJob): Promise<IndexJobResult> {
   const timings: Record<string, number> = {};
   const timed = timer(timings);
-  const maxFileBytes = job.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const maxFileBytes = maxFileBytesOf(job);
 
   let refused = job.snapshotRefused;
-  if (job.indexFile !== undefined && refused === undefined) {
-    const used = await useSnapshot(job);
-    if ('result' in used) return used.result;
-    refused = used.refused;
+  if (needsSnapshotCheck(job)) {
+    const checked = await checkSnapshot(job);
+    if ('result' in checked) return checked.result;
+    if ('refused' in checked) refused = checked.refused;
   }
 
   // One walk serves the manifest and the load, so the manifest lists exactly the files read.

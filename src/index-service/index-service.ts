@@ -1,13 +1,15 @@
-// Owns "the current index": produces the first one at boot and the next one on every reload (from the
-// snapshot file when it matches, else built in a child process: produce-index.ts), decodes it on the
-// main thread in short steps, and swaps it into the holder in one assignment. Tool calls read the
-// holder once per call, so a call that started on generation n finishes on it. A reload that fails leaves the serving index alone and is reported in `status`.
+// Owns "the current index": produces the first one at boot and the next one on every reload (each in
+// a child process that uses the snapshot file when it matches, unless the server's `run` says
+// otherwise: main.ts checks the boot's snapshot in a worker thread, produce-index.ts), decodes it on
+// the main thread in short steps, and swaps it into the holder in one assignment. Tool calls read the
+// holder once per call, so a call that started on generation n finishes on it. A reload that fails
+// leaves the serving index alone and is reported in `status`.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import { decodeIndexSnapshotSteps } from '../search/index-snapshot.js';
 import type { SearchIndex } from '../search/search-index.js';
 import type { IndexJob, IndexJobResult, SnapshotMeta } from './index-job.js';
-import { produceIndex } from './produce-index.js';
+import { runInChild } from './run-in-child.js';
 import type { SnapshotRefusalCode } from './snapshot-file.js';
 
 /** Where a new index goes: the holder in mcp/, seen only through what the service needs of it. */
@@ -51,7 +53,7 @@ export interface IndexServiceOptions {
   sink: IndexSink;
   job: IndexJob;
   logger: Logger;
-  /** Runs a job; default `produceIndex`: a matching snapshot read here, a build in a child process. */
+  /** Runs a job; default a fresh child process per job, which uses the snapshot file when it matches. */
   run?: (job: IndexJob) => Promise<IndexJobResult>;
 }
 
@@ -71,7 +73,7 @@ export class IndexService {
     this.#sink = options.sink;
     this.#job = options.job;
     this.#logger = options.logger;
-    this.#run = options.run ?? ((job) => produceIndex(job));
+    this.#run = options.run ?? ((job) => runInChild(job));
   }
 
   status(): IndexStatus {

@@ -1,7 +1,8 @@
-// The default way an index is produced: a matching snapshot is checked in a worker thread and used
+// How the server's first index is produced: a matching snapshot is checked in a worker thread and used
 // with no build process; a refused one is built once, by a build told why, which does not read the
-// snapshot again; a check that cannot run counts as a refusal, never as a failed boot.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+// snapshot again; a check that only file contents could decide, or that cannot run at all, is left to
+// the build process, which checks fully: never a failed boot, never a good snapshot thrown away.
+import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -37,8 +38,10 @@ describe('produceIndex', () => {
     expect(build).not.toHaveBeenCalled();
     expect(result.origin).toBe('snapshot');
     const file = await readFile(job.indexFile as string);
-    // The bytes are the file's, less its 32-byte digest: handed over from the worker, not rebuilt.
+    // The bytes are the file's, less its 32-byte digest: handed over from the worker, not rebuilt, and
+    // in the very buffer the worker read the file into (transferred, not copied).
     expect(Buffer.from(result.bytes).equals(file.subarray(0, file.length - 32))).toBe(true);
+    expect(result.bytes.buffer.byteLength).toBe(file.length);
     expect(sourcesOf(result.bytes)).toEqual(SAMPLE_SOURCES);
   });
 
@@ -52,12 +55,23 @@ describe('produceIndex', () => {
     expect(sourcesOf(result.bytes)).toContain('added.md');
   });
 
-  it('takes a check already under way instead of starting another', async () => {
+  it('uses the check it is given instead of starting another', async () => {
     const check = checkSnapshotInWorker(job);
     await check;
     await writeFile(job.indexFile as string, 'not a snapshot any more');
     const result = await produceIndex(job, { check, build: noBuild() });
     // A fresh check would now refuse the file; the one given had read it whole before.
+    expect(result.origin).toBe('snapshot');
+  });
+
+  it('leaves a file touched since the snapshot (new time, same size) to the build process to check', async () => {
+    const later = new Date(Date.now() + 60_000);
+    await utimes(join(dir, 'corpus', 'lighthouse.md'), later, later);
+    expect(await checkSnapshotInWorker(job)).toMatchObject({ undecided: expect.stringMatching(/"lighthouse\.md" has a new modification time/) });
+    const build = vi.fn((next: IndexJob) => runIndexJob(next));
+    const result = await produceIndex(job, { build });
+    // Not refused: the build process checks it fully, reads the file, and serves the snapshot.
+    expect(build.mock.calls[0]?.[0].snapshotRefused).toBeUndefined();
     expect(result.origin).toBe('snapshot');
   });
 });
@@ -71,9 +85,12 @@ describe('runIndexJob', () => {
 });
 
 describe('checkSnapshotInWorker', () => {
-  it('answers a refusal, never a rejection, when the check cannot run', async () => {
+  it('answers undecided, never a rejection, when the worker cannot run, and the build then checks', async () => {
     const uncloneable = { ...job, options: { k1: (() => 1) as unknown as number } };
-    await expect(checkSnapshotInWorker(uncloneable)).resolves.toMatchObject({ refused: { code: 'unreadable', reason: expect.stringMatching(/could not be checked/) } });
+    await expect(checkSnapshotInWorker(uncloneable)).resolves.toMatchObject({ undecided: expect.stringMatching(/worker thread failed/) });
+    const build = vi.fn((_: IndexJob) => Promise.reject(new Error('stop here')));
+    await expect(produceIndex(uncloneable, { build })).rejects.toThrow('stop here');
+    expect(build.mock.calls[0]?.[0].snapshotRefused).toBeUndefined();
   });
 
   it('answers why a snapshot is refused', async () => {

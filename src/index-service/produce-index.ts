@@ -1,76 +1,78 @@
-// How the service produces an index by default. A snapshot file is checked in a worker thread
-// (snapshot-check-worker.ts) and its bytes handed over without a copy; only a build (no snapshot, or
-// one refused) goes to a child process (run-in-child.ts), told why the snapshot was refused so it does
-// not read it again. A snapshot boot so costs its reading and checking, on another core, not a second
-// Node process and a copy of the index through a temporary file. The server starts the check before
-// it loads its own modules (main.ts), and hands the pending check to its first run.
+// How the server produces its first index. The snapshot file is checked in a worker thread
+// (snapshot-check-worker.ts), started before the server loads its own modules (main.ts), and its bytes
+// are handed over without a copy. The worker reads no corpus file: when only a file's bytes could tell
+// whether it changed (a new modification time, the same size), or when the worker itself fails, it
+// leaves the decision to the build process, which checks fully and builds when it must (as every
+// reload does: run-in-child.ts). A refused snapshot goes to the build process with the reason, so it
+// is not read again.
 import { Worker } from 'node:worker_threads';
-import type { IndexJob, IndexJobResult, SnapshotRefusalReport } from './index-job.js';
+import { entryFile } from '../entry-file.js';
+import type { IndexJob, IndexJobResult } from './index-job.js';
 import { runInChild } from './run-in-child.js';
+import { needsSnapshotCheck } from './snapshot-check.js';
+import type { SnapshotCheck } from './snapshot-check.js';
 
-/** What the check worker answers. */
+/** What the check worker answers: the snapshot's buffer (transferred) or the check's other outcomes. */
 export type SnapshotCheckReply =
   | { ok: { buffer: ArrayBuffer; byteOffset: number; byteLength: number; timings: Record<string, number> } }
-  | { refused: SnapshotRefusalReport }
+  | Exclude<SnapshotCheck, { result: IndexJobResult }>
   | { failed: string };
 
-/** The snapshot as a job result, or why it cannot serve. */
-export type SnapshotUse = { result: IndexJobResult } | { refused: SnapshotRefusalReport };
-
-// Compiled, the worker is snapshot-check-worker.js beside this file; from sources (tests, `npm run
-// dev`) it is the .ts file, loaded through tsx.
-const fromSources = import.meta.url.endsWith('.ts');
-const workerUrl = new URL(fromSources ? './snapshot-check-worker.ts' : './snapshot-check-worker.js', import.meta.url);
+const worker = entryFile(import.meta.url, 'snapshot-check-worker');
+// From sources, tsx's loader must be registered before the .ts entry loads (`--import tsx` in a
+// worker's execArgv is not in place yet when the entry loads), so a line of script does both. tsx is
+// resolved here, from this project, not from the worker's working folder.
+const workerScript = worker.fromSources
+  ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(worker.url.href)}); })`
+  : undefined;
 
 /**
- * Starts checking `job`'s snapshot file in a worker thread. Never rejects: a worker that fails counts
- * as a refusal (`unreadable`), so the index is built instead.
+ * Starts checking `job`'s snapshot file in a worker thread. Never rejects: a worker that cannot run
+ * answers `undecided`, so the build process checks instead.
  */
-export function checkSnapshotInWorker(job: IndexJob): Promise<SnapshotUse> {
+export function checkSnapshotInWorker(job: IndexJob): Promise<SnapshotCheck> {
   return new Promise((resolve) => {
     let settled = false;
-    const settle = (use: SnapshotUse): void => {
+    const settle = (check: SnapshotCheck): void => {
       if (settled) return;
       settled = true;
-      resolve(use);
+      resolve(check);
     };
-    const failed = (why: string): void => settle({ refused: { code: 'unreadable', reason: `snapshot ${job.indexFile} could not be checked (${why})` } });
-    // From sources, tsx's loader must be registered before the .ts entry is loaded (`--import tsx` in
-    // a worker's execArgv is not yet in place when the entry loads), so a line of script does both.
-    let worker: Worker;
+    const failed = (why: string): void => settle({ undecided: `the snapshot check in a worker thread failed (${why})` });
+    let thread: Worker;
     try {
-      worker = fromSources
-        ? new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(workerUrl.href)}); })`, { eval: true, workerData: job })
-        : new Worker(workerUrl, { workerData: job });
+      thread = workerScript !== undefined ? new Worker(workerScript, { eval: true, workerData: job }) : new Worker(worker.url, { workerData: job });
     } catch (error) {
       failed(error instanceof Error ? error.message : String(error));
       return;
     }
-    worker.once('message', (reply: SnapshotCheckReply) => {
+    thread.once('message', (reply: SnapshotCheckReply) => {
       if ('ok' in reply) {
         const { buffer, byteOffset, byteLength, timings } = reply.ok;
         settle({ result: { bytes: new Uint8Array(buffer, byteOffset, byteLength), origin: 'snapshot', timings } });
-      } else if ('refused' in reply) {
-        settle(reply);
-      } else {
+      } else if ('failed' in reply) {
         failed(reply.failed);
+      } else {
+        settle(reply);
       }
     });
-    worker.once('error', (error) => failed(error.message));
-    worker.once('exit', (code) => failed(`the check ended with code ${code} before answering`));
+    thread.once('error', (error) => failed(error.message));
+    thread.once('exit', (code) => failed(`it ended with code ${code} before answering`));
   });
 }
 
 /**
- * Produces `job`'s index: from its snapshot file when that can serve (checked by `check`, default a
- * fresh check), else by `build` (default a child process).
+ * Produces `job`'s index: from its snapshot file when the check (`check`, default a fresh one in a
+ * worker) says it serves; else by `build` (default a child process), told why the snapshot was refused,
+ * or left to check it itself when the check was undecided.
  */
 export async function produceIndex(
   job: IndexJob,
-  { check, build = runInChild }: { check?: Promise<SnapshotUse>; build?: (job: IndexJob) => Promise<IndexJobResult> } = {},
+  { check, build = runInChild }: { check?: Promise<SnapshotCheck>; build?: (job: IndexJob) => Promise<IndexJobResult> } = {},
 ): Promise<IndexJobResult> {
-  if (job.indexFile === undefined || job.snapshotRefused !== undefined) return build(job);
-  const used = await (check ?? checkSnapshotInWorker(job));
-  if ('result' in used) return used.result;
-  return build({ ...job, snapshotRefused: used.refused });
+  if (!needsSnapshotCheck(job)) return build(job);
+  const checked = await (check ?? checkSnapshotInWorker(job));
+  if ('result' in checked) return checked.result;
+  if ('refused' in checked) return build({ ...job, snapshotRefused: checked.refused });
+  return build(job);
 }

@@ -8,6 +8,7 @@ import { fork } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { entryFile } from '../entry-file.js';
 import type { IndexJob, IndexJobResult } from './index-job.js';
 import type { ChildReply, ChildRequest } from './index-child.js';
 
@@ -22,10 +23,8 @@ export class IndexJobError extends Error {
   }
 }
 
-// Compiled, the child runs index-child.js beside this file. Run from TypeScript sources (tests,
-// `npm run dev`), it is index-child.ts, loaded through tsx.
-const fromSources = import.meta.url.endsWith('.ts');
-const childPath = new URL(fromSources ? './index-child.ts' : './index-child.js', import.meta.url).pathname;
+const { url: childUrl, fromSources } = entryFile(import.meta.url, 'index-child');
+const childPath = childUrl.pathname;
 
 let jobs = 0;
 

@@ -1,14 +1,15 @@
 // Whether a snapshot file can serve instead of a build: intact (snapshot-file.ts), written by this
 // engine with these index options, and matching the corpus as it is now (corpus-manifest.ts). It
-// loads no extractor, so a check costs no parser's start-up; the server runs it in a worker thread
-// (snapshot-check-worker.ts), the build process and `npm run index` run it inline.
-import { DEFAULT_MAX_FILE_BYTES } from '../corpus/read-document.js';
+// loads no extractor, so a check costs no parser's start-up. The server checks at boot in a worker
+// thread, reading no corpus file (`readTouched: false`); the build process (every reload, and a
+// boot the worker left undecided) and `npm run index` check fully.
 import { snapshotSection } from '../search/index-snapshot.js';
 import type { SnapshotHeader } from '../search/index-snapshot.js';
 import { resolveSearchOptions } from '../search/search-options.js';
 import type { SearchIndexOptions } from '../search/search-index.js';
-import { manifestDifference } from './corpus-manifest.js';
+import { manifestDifference, UnreadFileError } from './corpus-manifest.js';
 import type { Manifest } from './corpus-manifest.js';
+import { DEFAULT_MAX_FILE_BYTES } from '../corpus/read-document.js';
 import type { IndexJob, IndexJobResult, SnapshotRefusalReport } from './index-job.js';
 import { readSnapshotFile, SnapshotRefusal } from './snapshot-file.js';
 import { timer } from './timer.js';
@@ -16,21 +17,37 @@ import { timer } from './timer.js';
 /** The snapshot section that holds the manifest of the corpus it was built from. */
 export const MANIFEST_SECTION = 'manifest';
 
-/** The job's result read from its snapshot file when that can serve; otherwise why not. */
-export async function useSnapshot(job: IndexJob): Promise<{ result: IndexJobResult } | { refused: SnapshotRefusalReport }> {
+/** Whether `job` has a snapshot file that nobody has refused yet. */
+export function needsSnapshotCheck(job: IndexJob): job is IndexJob & { indexFile: string } {
+  return job.indexFile !== undefined && job.snapshotRefused === undefined;
+}
+
+/** The largest file the job reads, in bytes. */
+export function maxFileBytesOf(job: IndexJob): number {
+  return job.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+}
+
+/**
+ * The job's result read from its snapshot file when that can serve, why not when it cannot, or (with
+ * `readTouched: false`) undecided when only reading corpus files could tell.
+ */
+export type SnapshotCheck = { result: IndexJobResult } | { refused: SnapshotRefusalReport } | { undecided: string };
+
+export async function checkSnapshot(job: IndexJob, { readTouched = true }: { readTouched?: boolean } = {}): Promise<SnapshotCheck> {
   if (job.indexFile === undefined) return { refused: { code: 'missing', reason: 'no snapshot file is configured' } };
   const timings: Record<string, number> = {};
   try {
-    const bytes = await timer(timings)('snapshotCheckMs', () => checkedSnapshot(job, job.indexFile as string, job.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES));
+    const bytes = await timer(timings)('snapshotCheckMs', () => checkedSnapshot(job, job.indexFile as string, readTouched));
     return { result: { bytes, origin: 'snapshot', timings } };
   } catch (error) {
+    if (error instanceof UnreadFileError) return { undecided: error.message };
     if (!(error instanceof SnapshotRefusal)) throw error;
     return { refused: { code: error.code, reason: error.message } };
   }
 }
 
 /** The snapshot's bytes when it is intact and matches; else throws a `SnapshotRefusal` saying why. */
-async function checkedSnapshot(job: IndexJob, path: string, maxFileBytes: number): Promise<Uint8Array> {
+async function checkedSnapshot(job: IndexJob, path: string, readTouched: boolean): Promise<Uint8Array> {
   const { bytes, header } = readSnapshotFile(path);
   if (header.engine !== job.engine) {
     throw new SnapshotRefusal('foreign_version', `snapshot ${path} was written by engine ${header.engine}, this is ${job.engine}`);
@@ -45,7 +62,7 @@ async function checkedSnapshot(job: IndexJob, path: string, maxFileBytes: number
   } catch {
     throw new SnapshotRefusal('corrupt', `snapshot ${path} has no readable manifest of the corpus`);
   }
-  const difference = await manifestDifference(manifest, job.corpusRoot, maxFileBytes);
+  const difference = await manifestDifference(manifest, job.corpusRoot, maxFileBytesOf(job), { readTouched });
   if (difference !== undefined) throw new SnapshotRefusal('corpus_changed', `the corpus changed since snapshot ${path} was written: ${difference}`);
   return bytes;
 }

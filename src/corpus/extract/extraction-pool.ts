@@ -2,6 +2,7 @@
 // into runaway work that no code inside the parser would stop, so it runs in a worker thread that is
 // terminated when the limit passes. piscina owns the threads; aborting a running task ends its worker.
 import { Piscina } from 'piscina';
+import { entryFile } from '../../entry-file.js';
 import type { DocumentFormat } from '../document.js';
 import { type Extracted, ExtractionError } from './extracted.js';
 import type { ExtractionResult, ExtractionTask } from './extract-worker.js';
@@ -14,9 +15,7 @@ export interface ExtractionPool {
   close(): Promise<void>;
 }
 
-// From source (tests, tsx) the worker is a .ts module and needs tsx's loader; built, it is plain .js.
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const WORKER = new URL(FROM_SOURCE ? './extract-worker.ts' : './extract-worker.js', import.meta.url);
+const { url: WORKER, fromSources: FROM_SOURCE } = entryFile(import.meta.url, 'extract-worker');
 
 export function createExtractionPool(options: ExtractionPoolOptions): ExtractionPool {
   checkExtractionPoolOptions(options);
