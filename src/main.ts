@@ -129,7 +129,7 @@ async function main(): Promise<void> {
       if (check === undefined) return runInChild(next);
       const checked = await check;
       if ('undecided' in checked) logger.info({ reason: checked.undecided }, 'index snapshot left to the build process to check');
-      return produceIndex(next, { check: Promise.resolve(checked) });
+      return produceIndex(next, { check: checked });
     },
   });
   let assembled: ReturnType<typeof assembleServer>;

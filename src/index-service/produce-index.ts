@@ -62,13 +62,13 @@ export function checkSnapshotInWorker(job: IndexJob): Promise<SnapshotCheck> {
 }
 
 /**
- * Produces `job`'s index: from its snapshot file when the check (`check`, default a fresh one in a
- * worker) says it serves; else by `build` (default a child process), told why the snapshot was refused,
- * or left to check it itself when the check was undecided.
+ * Produces `job`'s index: from its snapshot file when the check (`check`, done or under way; default a
+ * fresh one in a worker) says it serves; else by `build` (default a child process), told why the
+ * snapshot was refused, or left to check it itself when the check was undecided.
  */
 export async function produceIndex(
   job: IndexJob,
-  { check, build = runInChild }: { check?: Promise<SnapshotCheck>; build?: (job: IndexJob) => Promise<IndexJobResult> } = {},
+  { check, build = runInChild }: { check?: SnapshotCheck | Promise<SnapshotCheck>; build?: (job: IndexJob) => Promise<IndexJobResult> } = {},
 ): Promise<IndexJobResult> {
   if (!needsSnapshotCheck(job)) return build(job);
   const checked = await (check ?? checkSnapshotInWorker(job));
