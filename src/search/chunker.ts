@@ -1,5 +1,4 @@
 import type { Section } from '../corpus/document.js';
-import { isAsciiSpace } from './char-codes.js';
 
 /** A span of a document's text that is indexed and returned as one unit. */
 export interface ChunkSpan {
@@ -151,6 +150,11 @@ export function collectWords(text: string, from: number, to: number, words: numb
     at = from + m.index + m[0].length;
     words.push(from + m.index, at);
   }
+}
+
+/** The ASCII characters `\s` matches: tab, line feed, vertical tab, form feed, carriage return, space. */
+function isAsciiSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13);
 }
 
 /**

@@ -1,4 +1,3 @@
-import { isAsciiSpace, isAsciiWordCode } from './char-codes.js';
 import type { Tokenizer } from './tokenizer.js';
 
 /** Longest snippet, in UTF-16 code units, ellipses included. */
@@ -266,19 +265,21 @@ function addTo(counts: Int32Array, at: number, delta: number): number {
 
 /** Exactly the characters of the regex class `\s`. */
 function isSpace(code: number): boolean {
-  if (code < 128) return isAsciiSpace(code);
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
   return (
     code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff
   );
 }
 
 /** 1 for the ASCII letters and digits. */
+const ASCII_WORD = Uint8Array.from({ length: 128 }, (_, code) => (/[a-z0-9]/i.test(String.fromCharCode(code)) ? 1 : 0));
+
 /** Word characters outside ASCII, memoised per UTF-16 code unit: 0 not yet known, 1 word, 2 not. */
 const wordCodes = new Uint8Array(0x10000);
 
 /** Whether a code unit is a letter, mark or digit of a spaced script (as the tokenizer's words are). */
 function isWordCode(code: number): boolean {
-  if (code < 128) return isAsciiWordCode(code);
+  if (code < 128) return ASCII_WORD[code] === 1;
   let known = wordCodes[code] as number;
   if (known === 0) {
     const ch = String.fromCharCode(code);

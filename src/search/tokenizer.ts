@@ -1,6 +1,5 @@
 import { stemmer } from 'stemmer';
 import { STOP_WORDS } from './stop-words.js';
-import { isAsciiWordCode } from './char-codes.js';
 import type { TermIdList } from './term-id-list.js';
 import { ASCII_HASH_SEED, asciiWordHash, type Vocabulary } from './vocabulary.js';
 
@@ -161,6 +160,11 @@ function nextToken(text: string, from: number, onTerm: TermSink, onWord: (raw: s
   else if (m[2] !== undefined) emitBigrams(raw, m.index, onTerm);
   else onWord(raw, m.index);
   return m.index + raw.length;
+}
+
+/** An ASCII letter or digit: the only ASCII characters a token holds, apostrophes apart. */
+function isAsciiWordCode(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57);
 }
 
 /** Splits a run of an unspaced script into characters (code points, marks attached) and emits bigrams. */
