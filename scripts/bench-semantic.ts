@@ -2,8 +2,10 @@
 // vector scan alone at 35k and 200k chunks, in one process. No embedding model runs here: chunk and
 // query vectors are seeded random unit vectors of the model's dimension, which cost exactly what real
 // ones cost to scan (a dot product does not depend on the values) — so these figures are the server's
-// own work, provider time aside, and say nothing about ranking quality.
+// own work, provider time aside, and say nothing about ranking quality. The int8 scan runs on one
+// thread and on the server's default number (VECTOR_SCAN_THREADS: the CPUs here, at most 4).
 // Usage: npm run bench:semantic [-- --dims 384,1536]
+import { loadConfig } from '../src/config.js';
 import { loadCorpus } from '../src/corpus/load-corpus.js';
 import { hybridSearch, type SearchMode } from '../src/search/hybrid-search.js';
 import { SearchIndex } from '../src/search/search-index.js';
@@ -68,19 +70,37 @@ function time(run: (i: number) => void, queries: number): { p50: number; p99: nu
 
 const rssMb = (): number => process.memoryUsage().rss / 2 ** 20;
 
+/** The server's default scan threads on this machine. */
+const THREADS = loadConfig({}).semantic.scanThreads;
+
+/** Resolves once every scan thread of `vectors` can take work, so no timed pass runs with fewer. */
+async function threadsReady(vectors: VectorIndex, threads: number): Promise<void> {
+  const started = Date.now();
+  while (vectors.threads < threads) {
+    if (Date.now() - started > 10_000) throw new Error(`only ${vectors.threads} of ${threads} scan threads started`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 const claims = readClaims().slice(0, QUERIES);
 const corpus = await loadCorpus(writeCorpusFolder(readScifactDocs(), COPIES));
 const index = SearchIndex.build(corpus.documents);
 const chunks = index.stats.chunks;
 console.log(`SciFact ×${COPIES}: ${corpus.documents.length} documents, ${chunks} chunks; ${claims.length} claims as queries (Node ${process.version})\n`);
 
-const PRECISIONS: VectorPrecision[] = ['float32', 'int8'];
+// float32 on one thread (the comparison), int8 (the server's layout) on one thread and on THREADS.
+const SCANS: Array<{ precision: VectorPrecision; threads: number }> = [
+  { precision: 'float32', threads: 1 },
+  { precision: 'int8', threads: 1 },
+  ...(THREADS > 1 ? [{ precision: 'int8' as const, threads: THREADS }] : []),
+];
 const rows: string[][] = [];
 for (const dims of dimsList) {
-  for (const precision of PRECISIONS) {
+  for (const { precision, threads } of SCANS) {
   const rssBefore = rssMb();
-  const vectors = VectorIndex.build(dims, unitVectors(chunks, dims, dims), { precision });
+  const vectors = VectorIndex.build(dims, unitVectors(chunks, dims, dims), { precision, threads });
   const vectorMb = rssMb() - rssBefore;
+  await threadsReady(vectors, threads);
   const queryVectors = unitVectors(claims.length, dims, dims + 1);
   const run = (mode: SearchMode) => (i: number) => {
     const hits = hybridSearch(index, vectors, claims[i]!.text, { mode, topK: TOP_K, queryVector: queryVectors[i] });
@@ -89,9 +109,11 @@ for (const dims of dimsList) {
   const keyword = time(run('keyword'), claims.length);
   const semantic = time(run('semantic'), claims.length);
   const hybrid = time(run('hybrid'), claims.length);
+  vectors.close();
   rows.push([
     String(dims),
     precision,
+    String(threads),
     vectorMb.toFixed(0),
     keyword.p50.toFixed(3),
     semantic.p50.toFixed(3),
@@ -108,7 +130,7 @@ for (const dims of dimsList) {
 console.log(`Search at ${chunks} chunks, top ${TOP_K}, ${SNIPPETS} snippets read (ms; provider time not included):\n`);
 console.log(
   table(
-    ['dims', 'scan', 'vectors RSS MB', 'keyword p50', 'semantic p50', 'hybrid p50', 'hybrid − keyword p50', 'keyword p99', 'semantic p99', 'hybrid p99', 'keyword CPU', 'hybrid − keyword CPU'],
+    ['dims', 'scan', 'threads', 'vectors RSS MB', 'keyword p50', 'semantic p50', 'hybrid p50', 'hybrid − keyword p50', 'keyword p99', 'semantic p99', 'hybrid p99', 'keyword CPU', 'hybrid − keyword CPU'],
     rows,
   ),
 );
@@ -126,10 +148,14 @@ for (const count of [chunks, 200_000]) {
     const queries = unitVectors(50, dims, 8);
     const f32 = both ? VectorIndex.build(dims, data) : undefined;
     const i8 = VectorIndex.build(dims, data, { precision: 'int8' });
+    const split = THREADS > 1 ? VectorIndex.build(dims, data, { precision: 'int8', threads: THREADS }) : undefined;
     const js = count === chunks ? VectorIndex.build(dims, data, { forceJs: true }) : undefined;
     data.length = 0;
     const a = f32 === undefined ? undefined : time((i) => void f32.nearest(queries[i % 50]!, 50), 50);
     const b = time((i) => void i8.nearest(queries[i % 50]!, 50), 50);
+    if (split !== undefined) await threadsReady(split, THREADS);
+    const t = split === undefined ? undefined : time((i) => void split.nearest(queries[i % 50]!, 50), 50);
+    split?.close();
     const c = js === undefined ? undefined : time((i) => void js.nearest(queries[i % 50]!, 50), 20);
     let same = 0;
     if (f32 !== undefined) {
@@ -144,6 +170,8 @@ for (const count of [chunks, 200_000]) {
       a === undefined ? '—' : a.p50.toFixed(2),
       b.p50.toFixed(2),
       b.cpu.toFixed(2),
+      t === undefined ? '—' : t.p50.toFixed(2),
+      t === undefined ? '—' : t.cpu.toFixed(2),
       c === undefined ? '—' : c.p50.toFixed(2),
       a === undefined ? '—' : `${(a.p50 / b.p50).toFixed(1)}×`,
       a === undefined ? '— (float32 not built)' : (same / (queries.length * 10)).toFixed(4),
@@ -151,4 +179,4 @@ for (const count of [chunks, 200_000]) {
   }
 }
 console.log("\nExact scan for the top 50 (ms, p50), and int8's agreement with float32 on the top 10:\n");
-console.log(table(['chunks', 'dims', 'float32 SIMD', 'int8 SIMD + rescore', 'int8 CPU', 'float32 plain JS', 'int8 speed-up', 'int8 top-10 = float32'], scanRows));
+console.log(table(['chunks', 'dims', 'float32 SIMD', 'int8 SIMD + rescore', 'int8 CPU', `int8 on ${THREADS} threads`, `int8 CPU, ${THREADS} threads`, 'float32 plain JS', 'int8 speed-up', 'int8 top-10 = float32'], scanRows));

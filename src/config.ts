@@ -1,5 +1,6 @@
 // The only reader of the environment. Every setting is validated here, once, at boot; a bad value
 // fails the start with one message that lists every problem, so an operator fixes them in one go.
+import { availableParallelism } from 'node:os';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { staticTokenProblems } from './auth/static-tokens.js';
@@ -29,6 +30,9 @@ export const SERVER_DEFAULTS = Object.freeze({
   writeTimeoutMs: 30_000,
   sessionMaxAgeSeconds: 86_400,
 });
+
+/** So that on a large machine one query does not wake every core: measured gains are for 2 threads (docs/BENCHMARKS.md). */
+const MAX_DEFAULT_SCAN_THREADS = 4;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -173,6 +177,12 @@ export interface SemanticConfig {
    * it, rerank_results reorders by BM25F (and embeddings when configured).
    */
   rerank: { url: string; model: string | undefined; apiKey: string | undefined } | undefined;
+  /**
+   * VECTOR_SCAN_THREADS: threads one semantic or hybrid query's vector scan may use, the server's own
+   * included, 1–64. Default the CPUs this process may use, at most 4. The scan is bound by memory
+   * traffic, which a second core nearly doubles (docs/BENCHMARKS.md); 1 keeps every scan on one core.
+   */
+  scanThreads: number;
 }
 
 /**
@@ -348,6 +358,7 @@ const envSchema = z.object({
   EMBEDDINGS_URL: url,
   EMBEDDINGS_MODEL: text,
   EMBEDDINGS_DIMENSIONS: integer(1, 8192),
+  VECTOR_SCAN_THREADS: integer(1, 64),
   RERANK_URL: url,
   RERANK_MODEL: text,
   INDEX_FILE: text,
@@ -367,7 +378,7 @@ function semanticProblems(env: Readonly<Record<string, string | undefined>>, e: 
     problems.push(`EMBEDDINGS_MODEL="": is required with EMBEDDINGS_URL; set the model name the endpoint serves, e.g. text-embedding-3-small`);
   }
   if (e.EMBEDDINGS_URL === undefined) {
-    for (const name of ['EMBEDDINGS_MODEL', 'EMBEDDINGS_DIMENSIONS'] as const) {
+    for (const name of ['EMBEDDINGS_MODEL', 'EMBEDDINGS_DIMENSIONS', 'VECTOR_SCAN_THREADS'] as const) {
       if (set(name)) problems.push(`${name}=${JSON.stringify(env[name])}: has no effect without EMBEDDINGS_URL; set EMBEDDINGS_URL to an OpenAI-compatible base URL`);
     }
     if (set('EMBEDDINGS_API_KEY')) problems.push('EMBEDDINGS_API_KEY (value hidden): has no effect without EMBEDDINGS_URL');
@@ -740,6 +751,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
           ? undefined
           : { url: e.EMBEDDINGS_URL, model: e.EMBEDDINGS_MODEL ?? '', apiKey: env.EMBEDDINGS_API_KEY?.trim() || undefined, dimensions: e.EMBEDDINGS_DIMENSIONS },
       rerank: e.RERANK_URL === undefined ? undefined : { url: e.RERANK_URL, model: e.RERANK_MODEL, apiKey: env.RERANK_API_KEY?.trim() || undefined },
+      scanThreads: e.VECTOR_SCAN_THREADS ?? Math.min(availableParallelism(), MAX_DEFAULT_SCAN_THREADS),
     },
     indexFile: e.INDEX_FILE?.trim(),
     corpusWatch: e.CORPUS_WATCH ?? false,

@@ -6,6 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProviders, type FakeProviders } from './helpers/fake-providers.js';
 import { startOpsServer, type OpsServer } from './metrics-server.js';
+import { until } from './support/until.js';
 
 const EMBEDDINGS_KEY = 'sk-embed-e2e-1f2e3d4c5b6a79881726354453627180';
 const RERANK_KEY = 'rk-rerank-e2e-0a9b8c7d6e5f40312233445566778899';
@@ -24,14 +25,6 @@ type SearchResult = {
   results: Array<{ chunk_id: string; found_by: string[]; score: number }>;
   note?: string;
 };
-
-async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 async function call(server: OpsServer, name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; structured: unknown; text: string }> {
   const { client } = await server.connect();

@@ -16,6 +16,10 @@
 //       end end
 //       *out = sum of the lanes of a + b;  out += 4;  n -= 1
 //     end end)
+//
+// A kernel made for several threads imports its memory as shared (`env.memory`) instead of owning
+// it, so that scan-threads.ts can run row ranges of one scan on other cores over the same rows.
+import { ScanThreads, type KernelCall } from './scan-threads.js';
 
 /** Rows are padded to a multiple of this many floats. */
 export const DOT_LANES = 8;
@@ -77,7 +81,10 @@ function sleb(value: number): number[] {
 const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
 const name = (s: string): number[] => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
 
-function moduleBytes(): Uint8Array {
+/** The largest memory a 32-bit WebAssembly module can address, in 64 KiB pages. */
+const MAX_PAGES = 65536;
+
+function moduleBytes(shared: boolean): Uint8Array {
   const step = (local: number, by: number, sign: number[]): number[] => [...op.get(local), ...op.i32(by), ...sign, ...op.set(local)];
   /** The row loop around `inner` (which consumes `perStep` dimensions) and `store` (which writes *out). */
   const rowLoop = (inner: number[], rowBytes: number, queryBytes: number, perStep: number, store: number[]): number[] => [
@@ -133,11 +140,14 @@ function moduleBytes(): Uint8Array {
     const full = [2, 2, I32, vectors, V128, ...code];
     return [...uleb(full.length), ...full];
   };
+  // Memory 0: imported shared (limits flag 3: a maximum, shared) or the module's own (flag 0: min 1 page).
+  const importedMemory = section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x03, ...uleb(1), ...uleb(MAX_PAGES)]);
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, [1, 0x60, 5, I32, I32, I32, I32, I32, 0]),
+    ...(shared ? importedMemory : []),
     ...section(3, [2, 0, 0]),
-    ...section(5, [1, 0x00, 1]),
+    ...(shared ? [] : section(5, [1, 0x00, 1])),
     ...section(7, [3, ...name('dots'), 0x00, 0, ...name('dotsI8'), 0x00, 1, ...name('memory'), 0x02, 0]),
     ...section(10, [2, ...body(f32Code, 2), ...body(i8Code, 4)]),
   ]);
@@ -151,21 +161,24 @@ interface WasmMemory {
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+  Memory: new (descriptor: { initial: number; maximum?: number; shared?: boolean }) => WasmMemory;
 }
 
-let compiled: object | null | undefined;
+const compiled = new Map<boolean, object | null>();
 
-/** The compiled kernel, or null where WebAssembly SIMD is unavailable (then callers use plain JavaScript). */
-function kernelModule(): object | null {
-  if (compiled === undefined) {
+/** The compiled kernel, or null where WebAssembly SIMD (or, `shared`, its threads) is unavailable. */
+function kernelModule(shared: boolean): object | null {
+  let module = compiled.get(shared);
+  if (module === undefined) {
     const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
     try {
-      compiled = api === undefined ? null : new api.Module(moduleBytes());
+      module = api === undefined ? null : new api.Module(moduleBytes(shared));
     } catch {
-      compiled = null;
+      module = null;
     }
+    compiled.set(shared, module);
   }
-  return compiled;
+  return module;
 }
 
 /** A block of memory holding rows of `stride` numbers, with room for one query and one score per row. */
@@ -178,64 +191,124 @@ export interface DotKernel<Row, Query, Scores> {
   readonly scores: Scores;
   /** Fills `scores[from..to)` with the dot products of rows `[from, to)` with `query`. */
   run(from: number, to: number): void;
+  /** How many threads a large `run` uses now: 1, or more while its helper threads are up. */
+  readonly threads: number;
+  /** Stops the helper threads; later runs use the calling thread only. */
+  close(): void;
 }
+
+export interface KernelOptions {
+  /** Use the plain JavaScript loop (the reference the tests compare the SIMD path with). */
+  forceJs?: boolean;
+  /**
+   * Threads a large scan may use, the calling one included. Default 1. Above 1, the rows live in
+   * shared memory and helper threads start in the background (scan-threads.ts).
+   */
+  threads?: number;
+}
+
+/** A scan splits across threads only in parts of at least this many row bytes: below, waking a thread costs more than it saves. */
+const MIN_PART_BYTES = 512 * 1024;
 
 export type Float32Kernel = DotKernel<Float32Array, Float32Array, Float32Array>;
 /** int8 rows, int16 query, int32 dot products (exact integer arithmetic: no rounding in the kernel). */
 export type Int8Kernel = DotKernel<Int8Array, Int16Array, Int32Array>;
 
-function instantiate(bytes: number): { buffer: ArrayBuffer; exports: Record<string, unknown> } | null {
-  const wasm = kernelModule();
-  if (wasm === null) return null;
-  const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly as WasmApi;
-  const instance = new api.Instance(wasm, {});
-  const memory = instance.exports.memory as WasmMemory;
-  const need = Math.ceil(bytes / 65536) - memory.buffer.byteLength / 65536;
-  if (need > 0) memory.grow(need);
-  return { buffer: memory.buffer, exports: instance.exports };
+interface Instantiated {
+  buffer: ArrayBufferLike;
+  run: KernelCall;
+  pool: ScanThreads | undefined;
 }
 
-type Dots = (q: number, row: number, n: number, dims: number, out: number) => void;
+/** A kernel instance with `bytes` of memory whose export `name` does the scan, or null without WebAssembly SIMD. */
+function instantiate(bytes: number, name: string, threads: number): Instantiated | null {
+  const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly as WasmApi;
+  const pages = Math.max(1, Math.ceil(bytes / 65536));
+  const sharedModule = threads > 1 && pages <= MAX_PAGES ? kernelModule(true) : null;
+  if (sharedModule !== null) {
+    try {
+      const memory = new api.Memory({ initial: pages, maximum: pages, shared: true });
+      const instance = new api.Instance(sharedModule, { env: { memory } });
+      return { buffer: memory.buffer, run: instance.exports[name] as KernelCall, pool: new ScanThreads(sharedModule, memory, name, threads - 1) };
+    } catch {
+      // No shared memory here (e.g. no SharedArrayBuffer): one thread, as below.
+    }
+  }
+  const wasm = kernelModule(false);
+  if (wasm === null) return null;
+  const instance = new api.Instance(wasm, {});
+  const memory = instance.exports.memory as WasmMemory;
+  const need = pages - memory.buffer.byteLength / 65536;
+  if (need > 0) memory.grow(need);
+  return { buffer: memory.buffer, run: instance.exports[name] as KernelCall, pool: undefined };
+}
 
 /**
- * Allocates a float32 kernel for `rows` rows of `stride` floats (a multiple of DOT_LANES). `forceJs`
- * skips WebAssembly: the JavaScript loop is the reference the tests compare the SIMD path with.
+ * A WebAssembly kernel over `rows`, whose rows are `rowBytes` apart from address 0 and whose query
+ * and scores start at `queryAt` and `scoresAt`. A large range is cut into one part per ready thread,
+ * each part a call of the kernel export over its rows.
  */
-export function createDotKernel(rows: number, stride: number, forceJs = false): Float32Kernel {
+function wasmKernel<Row, Query, Scores>(
+  wasm: Instantiated,
+  arrays: { rows: Row; query: Query; scores: Scores },
+  layout: { queryAt: number; scoresAt: number; rowBytes: number; stride: number },
+): DotKernel<Row, Query, Scores> {
+  const { run: dots, pool } = wasm;
+  const { queryAt, scoresAt, rowBytes, stride } = layout;
+  const callFor = (from: number, to: number): number[] => [queryAt, from * rowBytes, to - from, stride, scoresAt + from * 4];
+  return {
+    ...arrays,
+    run(from, to) {
+      if (to <= from) return;
+      const parts = pool === undefined ? 1 : Math.min(pool.ready + 1, Math.floor(((to - from) * rowBytes) / MIN_PART_BYTES));
+      if (parts <= 1) {
+        dots(queryAt, from * rowBytes, to - from, stride, scoresAt + from * 4);
+        return;
+      }
+      const size = Math.ceil((to - from) / parts);
+      const calls: number[][] = [];
+      for (let start = from; start < to; start += size) calls.push(callFor(start, Math.min(start + size, to)));
+      (pool as ScanThreads).run(calls, dots);
+    },
+    get threads() {
+      return pool === undefined ? 1 : pool.ready + 1;
+    },
+    close() {
+      pool?.close();
+    },
+  };
+}
+
+/** Allocates a float32 kernel for `rows` rows of `stride` floats (a multiple of DOT_LANES). */
+export function createDotKernel(rows: number, stride: number, { forceJs = false, threads = 1 }: KernelOptions = {}): Float32Kernel {
   if (stride % DOT_LANES !== 0) throw new RangeError(`stride ${stride} is not a multiple of ${DOT_LANES}`);
   const queryAt = rows * stride * 4;
   const scoresAt = queryAt + stride * 4;
-  const wasm = forceJs ? null : instantiate(scoresAt + rows * 4);
+  const wasm = forceJs ? null : instantiate(scoresAt + rows * 4, 'dots', threads);
   if (wasm === null) {
     return jsKernel(new Float32Array(rows * stride), new Float32Array(stride), new Float32Array(rows), stride);
   }
-  const dots = wasm.exports.dots as Dots;
-  return {
+  const arrays = {
     rows: new Float32Array(wasm.buffer, 0, rows * stride),
     query: new Float32Array(wasm.buffer, queryAt, stride),
     scores: new Float32Array(wasm.buffer, scoresAt, rows),
-    run(from, to) {
-      if (to > from) dots(queryAt, from * stride * 4, to - from, stride, scoresAt + from * 4);
-    },
   };
+  return wasmKernel(wasm, arrays, { queryAt, scoresAt, rowBytes: stride * 4, stride });
 }
 
 /** Allocates an int8 kernel for `rows` rows of `stride` bytes (a multiple of INT8_LANES). */
-export function createInt8Kernel(rows: number, stride: number, forceJs = false): Int8Kernel {
+export function createInt8Kernel(rows: number, stride: number, { forceJs = false, threads = 1 }: KernelOptions = {}): Int8Kernel {
   if (stride % INT8_LANES !== 0) throw new RangeError(`stride ${stride} is not a multiple of ${INT8_LANES}`);
   const queryAt = Math.ceil((rows * stride) / 16) * 16;
   const scoresAt = queryAt + stride * 2;
-  const wasm = forceJs ? null : instantiate(scoresAt + rows * 4);
+  const wasm = forceJs ? null : instantiate(scoresAt + rows * 4, 'dotsI8', threads);
   if (wasm === null) return jsKernel(new Int8Array(rows * stride), new Int16Array(stride), new Int32Array(rows), stride);
-  const dots = wasm.exports.dotsI8 as Dots;
-  return {
+  const arrays = {
     rows: new Int8Array(wasm.buffer, 0, rows * stride),
     query: new Int16Array(wasm.buffer, queryAt, stride),
     scores: new Int32Array(wasm.buffer, scoresAt, rows),
-    run(from, to) {
-      if (to > from) dots(queryAt, from * stride, to - from, stride, scoresAt + from * 4);
-    },
   };
+  return wasmKernel(wasm, arrays, { queryAt, scoresAt, rowBytes: stride, stride });
 }
 
 type NumberArray = Float32Array | Int8Array | Int16Array | Int32Array;
@@ -258,5 +331,7 @@ function jsKernel<Row extends NumberArray, Query extends NumberArray, Scores ext
         scores[r] = sum;
       }
     },
+    threads: 1,
+    close() {},
   };
 }

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { until } from '../../test/support/until.js';
 import { VectorIndex } from './vector-index.js';
 
 const unit = (values: number[]): Float32Array => {
@@ -53,6 +54,31 @@ describe('VectorIndex', () => {
       const int8 = VectorIndex.build(dims, vectors, { precision: 'int8' }).nearest(query, 10);
       expect(int8.ids).toEqual(exact.ids);
       int8.scores.forEach((s, i) => expect(s).toBeCloseTo(exact.scores[i]!, 5));
+    });
+
+    it('answers the same with its scan split over threads, and on one thread again after close', async () => {
+      const dims = 384;
+      let seed = 11;
+      const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+      // 4000 × 384 bytes of int8 rows, 6000 × 384 × 4 of float32: large enough to be split.
+      const vectors = Array.from({ length: 6000 }, (_, i) => (i % 7 === 3 ? undefined : unit(Array.from({ length: dims }, random))));
+      const queries = Array.from({ length: 5 }, () => unit(Array.from({ length: dims }, random)));
+      for (const precision of ['int8', 'float32'] as const) {
+        const one = VectorIndex.build(dims, vectors, { precision });
+        const split = VectorIndex.build(dims, vectors, { precision, threads: 2 });
+        try {
+          await until(() => split.threads === 2, 'the scan thread is ready');
+          for (const query of queries) {
+            expect(split.nearest(query, 20)).toEqual(one.nearest(query, 20));
+            expect(split.nearest(query, 5, 1234, 5678)).toEqual(one.nearest(query, 5, 1234, 5678));
+          }
+          split.close();
+          expect(split.threads).toBe(1);
+          expect(split.nearest(queries[0]!, 20)).toEqual(one.nearest(queries[0]!, 20));
+        } finally {
+          split.close();
+        }
+      }
     });
 
     it('never returns a chunk that has no vector', () => {

@@ -1,4 +1,4 @@
-import { createDotKernel, createInt8Kernel, DOT_LANES, INT8_LANES, type Float32Kernel, type Int8Kernel } from './dot-kernel.js';
+import { createDotKernel, createInt8Kernel, DOT_LANES, INT8_LANES, type Float32Kernel, type Int8Kernel, type KernelOptions } from './dot-kernel.js';
 import { SearchError } from './search-error.js';
 import { TopK } from './top-k.js';
 
@@ -56,14 +56,15 @@ export class VectorIndex {
 
   /**
    * An index over `vectors` (entry i is chunk i's vector, or undefined when the chunk has none).
-   * Every vector must have `dimensions` numbers. `forceJs` uses the plain JavaScript kernels.
+   * Every vector must have `dimensions` numbers. `forceJs` uses the plain JavaScript kernels;
+   * `threads` (default 1) is how many threads one large scan may use (see dot-kernel.ts).
    */
   static build(
     dimensions: number,
     vectors: ReadonlyArray<Float32Array | undefined>,
-    options: { precision?: VectorPrecision; forceJs?: boolean } = {},
+    options: { precision?: VectorPrecision } & KernelOptions = {},
   ): VectorIndex {
-    const { precision = 'float32', forceJs = false } = options;
+    const { precision = 'float32', ...kernelOptions } = options;
     if (!Number.isInteger(dimensions) || dimensions < 1) {
       throw new SearchError('invalid_option', `vector dimensions=${dimensions} is invalid: expected a positive integer`);
     }
@@ -78,12 +79,12 @@ export class VectorIndex {
     });
     if (precision === 'float32') {
       const stride = Math.ceil(dimensions / DOT_LANES) * DOT_LANES;
-      const f32 = createDotKernel(count, stride, forceJs);
+      const f32 = createDotKernel(count, stride, kernelOptions);
       vectors.forEach((vector, i) => vector !== undefined && f32.rows.set(vector, i * stride));
       return new VectorIndex({ dimensions, count, precision, rows: f32.rows, stride, f32, present });
     }
     const stride = Math.ceil(dimensions / INT8_LANES) * INT8_LANES;
-    const kernel = createInt8Kernel(count, stride, forceJs);
+    const kernel = createInt8Kernel(count, stride, kernelOptions);
     const rows = new Float32Array(count * dimensions);
     const scale = new Float32Array(count);
     vectors.forEach((vector, i) => {
@@ -96,6 +97,17 @@ export class VectorIndex {
       for (let d = 0; d < dimensions; d += 1) kernel.rows[i * stride + d] = Math.round(((vector[d] as number) * 127) / max);
     });
     return new VectorIndex({ dimensions, count, precision, rows, stride: dimensions, i8: { kernel, scale }, present });
+  }
+
+  /** How many threads a scan of the whole index uses now (1 until its helper threads are up). */
+  get threads(): number {
+    return (this.#f32 ?? this.#i8?.kernel)?.threads ?? 1;
+  }
+
+  /** Stops the scan's helper threads (an index being replaced); it still answers, on the calling thread. */
+  close(): void {
+    this.#f32?.close();
+    this.#i8?.kernel.close();
   }
 
   /** Whether chunk `i` has a vector. */

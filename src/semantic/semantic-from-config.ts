@@ -43,5 +43,5 @@ export function semanticServiceFromConfig(config: SemanticConfig, logger: Logger
   if (r !== undefined) {
     logger.info({ rerank_url: new URL(r.url).origin, model: r.model, api_key: r.apiKey !== undefined }, 'rerank endpoint configured for rerank_results');
   }
-  return new SemanticService({ embeddings, rerank, logger, ...serviceTuning });
+  return new SemanticService({ embeddings, rerank, logger, scanThreads: config.scanThreads, ...serviceTuning });
 }

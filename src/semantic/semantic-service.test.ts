@@ -3,8 +3,10 @@ import { startFakeProviders, type FakeProviders } from '../../test/helpers/fake-
 import type { Document } from '../corpus/document.js';
 import { silentLogger } from '../logger.js';
 import { createEmbeddingsClient } from '../providers/embeddings-client.js';
+import { until } from '../../test/support/until.js';
 import { SearchIndex } from '../search/search-index.js';
 import { VectorCache } from '../search/vector-cache.js';
+import { semanticServiceFromConfig } from './semantic-from-config.js';
 import { SemanticService } from './semantic-service.js';
 
 const doc = (source: string, text: string): Document => ({ source, format: 'text', title: source, text, bodyStart: 0, bytes: text.length, sections: [] });
@@ -67,6 +69,36 @@ describe('SemanticService', () => {
         expect(next.lastPass).toMatchObject({ chunks: 3, embedded: 3, reused: 0 });
         expect(fake.embeddedTexts().length - callsBefore).toBe(3);
         expect(next.cache!.model).not.toBe(first.cache!.model);
+      }
+    });
+
+    it('stops the scan threads of the vectors it no longer serves, and all of them at close', async () => {
+      const semantic = new SemanticService({ embeddings: createEmbeddingsClient({ url: fake.url, model: 'fake' }), logger: silentLogger, scanThreads: 2 });
+      const first = SearchIndex.build(DOCS);
+      await semantic.serve(first);
+      const firstVectors = semantic.vectorsFor(first)!;
+      await until(() => firstVectors.threads === 2, 'the first scan thread is ready');
+      const second = SearchIndex.build([...DOCS, doc('d.txt', 'A new car.')]);
+      const serving = semantic.serve(second);
+      expect(firstVectors.threads).toBe(1);
+      await serving;
+      const secondVectors = semantic.vectorsFor(second)!;
+      await until(() => secondVectors.threads === 2, 'the second scan thread is ready');
+      semantic.close();
+      expect(secondVectors.threads).toBe(1);
+      expect(semantic.vectorsFor(second)).toBeUndefined();
+    });
+
+    it('scans with the threads the configuration gives (VECTOR_SCAN_THREADS)', async () => {
+      for (const scanThreads of [1, 3]) {
+        const semantic = semanticServiceFromConfig({ embeddings: { url: fake.url, model: 'fake', apiKey: undefined, dimensions: undefined }, rerank: undefined, scanThreads }, silentLogger);
+        const index = SearchIndex.build(DOCS);
+        await semantic.serve(index);
+        const vectors = semantic.vectorsFor(index)!;
+        await until(() => vectors.threads === scanThreads, `${scanThreads} scan threads are ready`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(vectors.threads).toBe(scanThreads);
+        semantic.close();
       }
     });
 

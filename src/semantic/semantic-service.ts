@@ -41,6 +41,8 @@ export interface SemanticServiceOptions {
   onState?: (state: SemanticState) => void;
   /** How the vector scan stores vectors (see VectorIndex). Default 'int8': a quarter of the scan's memory traffic, with exact float32 rescoring of its candidates. */
   precision?: VectorPrecision;
+  /** Threads one vector scan may use (see VectorIndex.build). Default 1. */
+  scanThreads?: number;
 }
 
 /** Where the chunk-vector cache is kept between runs (beside the index snapshot). */
@@ -68,6 +70,7 @@ export class SemanticService {
   readonly #maxRetryDelayMs: number;
   readonly #onState: ((state: SemanticState) => void) | undefined;
   readonly #precision: VectorPrecision;
+  readonly #scanThreads: number;
   #state: SemanticState;
   #index: SearchIndex | undefined;
   #vectors: VectorIndex | undefined;
@@ -89,6 +92,7 @@ export class SemanticService {
     this.#maxRetryDelayMs = options.maxRetryDelayMs ?? 300_000;
     this.#onState = options.onState;
     this.#precision = options.precision ?? 'int8';
+    this.#scanThreads = options.scanThreads ?? 1;
     this.#state = this.#embeddings === undefined ? { state: 'off' } : { state: 'starting', reason: 'waiting for the index to be built' };
     this.#onState?.(this.#state);
   }
@@ -142,7 +146,7 @@ export class SemanticService {
   serve(index: SearchIndex): Promise<void> {
     if (this.#embeddings === undefined) return Promise.resolve();
     this.#index = index;
-    this.#vectors = undefined;
+    this.#replaceVectors(undefined);
     this.#failures = 0;
     clearTimeout(this.#timer);
     this.#setState({ state: 'starting', reason: `embedding ${index.stats.chunks} chunks` });
@@ -176,10 +180,17 @@ export class SemanticService {
     }
   }
 
-  /** Stops background retries. */
+  /** Stops background retries and the vector scan's threads. */
   close(): void {
     this.#closed = true;
     clearTimeout(this.#timer);
+    this.#replaceVectors(undefined);
+  }
+
+  /** A replaced index's scan threads stop; a query still holding it scans on the calling thread. */
+  #replaceVectors(vectors: VectorIndex | undefined): void {
+    this.#vectors?.close();
+    this.#vectors = vectors;
   }
 
   /** Why semantic search cannot answer right now, in words for a tool note. */
@@ -213,17 +224,20 @@ export class SemanticService {
       const vectors = VectorIndex.build(
         dimensions,
         keys.map((key) => next.get(key)),
-        { precision: this.#precision },
+        { precision: this.#precision, threads: this.#scanThreads },
       );
-      if (this.#index !== index) return;
+      if (this.#index !== index || this.#closed) {
+        vectors.close();
+        return;
+      }
       const kept = next.retain(keys);
       const changed = missing.length > 0 || kept.size !== (cache?.size ?? 0) || cache === undefined;
       this.#cache = kept;
-      this.#vectors = vectors;
+      this.#replaceVectors(vectors);
       this.#failures = 0;
       this.lastPass = { chunks: total, embedded: missing.length, reused: total - missing.length, seconds: (performance.now() - started) / 1000 };
       this.#setState({ state: 'ready', model: embeddings.model, dimensions, chunks: total });
-      this.#logger.info({ model: embeddings.model, dimensions, ...this.lastPass }, 'chunk vectors ready; semantic and hybrid search on');
+      this.#logger.info({ model: embeddings.model, dimensions, scan_threads: this.#scanThreads, ...this.lastPass }, 'chunk vectors ready; semantic and hybrid search on');
       if (changed && this.#store !== undefined) {
         try {
           this.#store.save(kept);
