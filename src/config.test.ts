@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { availableParallelism } from 'node:os';
+import { availableCpus } from './available-cpus.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DEFAULT_TOOL_LIMITS, resolveToolLimits, TOOL_LIMIT_RANGES } from './mcp/tools/tool-limits.js';
 
@@ -60,11 +60,11 @@ describe('config', () => {
     });
 
     it('lets a vector scan use the CPUs this process may use, at most 4, unless VECTOR_SCAN_THREADS says otherwise', () => {
-      expect(loadConfig({}).semantic.scanThreads).toBe(Math.min(availableParallelism(), 4));
+      expect(loadConfig({}).semantic.scanThreads).toBe(Math.min(availableCpus(), 4));
       expect(loadConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:1/v1', EMBEDDINGS_MODEL: 'm', VECTOR_SCAN_THREADS: '1' }).semantic.scanThreads).toBe(1);
       expect(loadConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:1/v1', EMBEDDINGS_MODEL: 'm', VECTOR_SCAN_THREADS: '8' }).semantic.scanThreads).toBe(8);
       expect(() => loadConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:1/v1', EMBEDDINGS_MODEL: 'm', VECTOR_SCAN_THREADS: '0' })).toThrow(/VECTOR_SCAN_THREADS="0": must be at least 1/);
-      expect(() => loadConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:1/v1', EMBEDDINGS_MODEL: 'm', VECTOR_SCAN_THREADS: '65' })).toThrow(/VECTOR_SCAN_THREADS="65": must be at most 64/);
+      expect(() => loadConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:1/v1', EMBEDDINGS_MODEL: 'm', VECTOR_SCAN_THREADS: '17' })).toThrow(/VECTOR_SCAN_THREADS="17": must be at most 16/);
       expect(() => loadConfig({ VECTOR_SCAN_THREADS: '2' })).toThrow(/VECTOR_SCAN_THREADS="2": has no effect without EMBEDDINGS_URL/);
     });
 
@@ -80,7 +80,7 @@ describe('config', () => {
       expect(semantic).toEqual({
         embeddings: { url: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text', apiKey: 'secret-embed', dimensions: 256 },
         rerank: { url: 'https://api.example.com/v2', model: undefined, apiKey: 'secret-rerank' },
-        scanThreads: Math.min(availableParallelism(), 4),
+        scanThreads: Math.min(availableCpus(), 4),
       });
     });
 

@@ -1,9 +1,9 @@
 // The only reader of the environment. Every setting is validated here, once, at boot; a bad value
 // fails the start with one message that lists every problem, so an operator fixes them in one go.
-import { availableParallelism } from 'node:os';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { staticTokenProblems } from './auth/static-tokens.js';
+import { availableCpus } from './available-cpus.js';
 import { DEFAULT_SEARCH_OPTIONS, overlapTooLong, SEARCH_OPTION_RANGES } from './search/search-options.js';
 import { MIN_SESSION_SECRET_CHARS } from './http/session-token.js';
 import { DEFAULT_TOOL_LIMITS, TOOL_LIMIT_RANGES } from './mcp/tools/tool-limits.js';
@@ -179,7 +179,7 @@ export interface SemanticConfig {
   rerank: { url: string; model: string | undefined; apiKey: string | undefined } | undefined;
   /**
    * VECTOR_SCAN_THREADS: threads one semantic or hybrid query's vector scan may use, the server's own
-   * included, 1–64. Default the CPUs this process may use, at most 4. The scan is bound by memory
+   * included, 1–16. Default the CPUs this process may use (a container's CPU quota counted), at most 4. The scan is bound by memory
    * traffic, which a second core nearly doubles (docs/BENCHMARKS.md); 1 keeps every scan on one core.
    */
   scanThreads: number;
@@ -358,7 +358,7 @@ const envSchema = z.object({
   EMBEDDINGS_URL: url,
   EMBEDDINGS_MODEL: text,
   EMBEDDINGS_DIMENSIONS: integer(1, 8192),
-  VECTOR_SCAN_THREADS: integer(1, 64),
+  VECTOR_SCAN_THREADS: integer(1, 16),
   RERANK_URL: url,
   RERANK_MODEL: text,
   INDEX_FILE: text,
@@ -751,7 +751,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
           ? undefined
           : { url: e.EMBEDDINGS_URL, model: e.EMBEDDINGS_MODEL ?? '', apiKey: env.EMBEDDINGS_API_KEY?.trim() || undefined, dimensions: e.EMBEDDINGS_DIMENSIONS },
       rerank: e.RERANK_URL === undefined ? undefined : { url: e.RERANK_URL, model: e.RERANK_MODEL, apiKey: env.RERANK_API_KEY?.trim() || undefined },
-      scanThreads: e.VECTOR_SCAN_THREADS ?? Math.min(availableParallelism(), MAX_DEFAULT_SCAN_THREADS),
+      scanThreads: e.VECTOR_SCAN_THREADS ?? Math.min(availableCpus(), MAX_DEFAULT_SCAN_THREADS),
     },
     indexFile: e.INDEX_FILE?.trim(),
     corpusWatch: e.CORPUS_WATCH ?? false,

@@ -64,10 +64,13 @@ describe('dot kernels', () => {
         single.run(from, to);
         expect([...threaded.scores]).toEqual([...single.scores]);
       }
+      // Parts of at least 512 KiB, at most one per thread: 3, 3, 2, 1 and 1 parts, so 2 + 2 + 1 on helpers.
+      expect(threaded.helperParts).toBe(5);
       for (let d = 0; d < 256; d += 1) floats.query[d] = floatsSingle.query[d] = Math.cos(d * 78.233) * 0.5;
       floats.run(0, 1024);
       floatsSingle.run(0, 1024);
       expect([...floats.scores]).toEqual([...floatsSingle.scores]);
+      expect(floats.helperParts).toBe(1);
       threaded.close();
       expect(threaded.threads).toBe(1);
       threaded.scores.fill(0);

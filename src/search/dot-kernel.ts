@@ -19,7 +19,7 @@
 //
 // A kernel made for several threads imports its memory as shared (`env.memory`) instead of owning
 // it, so that scan-threads.ts can run row ranges of one scan on other cores over the same rows.
-import { ScanThreads, type KernelCall } from './scan-threads.js';
+import { ScanThreads, type SplitScan } from './scan-threads.js';
 
 /** Rows are padded to a multiple of this many floats. */
 export const DOT_LANES = 8;
@@ -193,6 +193,10 @@ export interface DotKernel<Row, Query, Scores> {
   run(from: number, to: number): void;
   /** How many threads a large `run` uses now: 1, or more while its helper threads are up. */
   readonly threads: number;
+  /** Parts of scans its helper threads have run so far. */
+  readonly helperParts: number;
+  /** Helper threads not yet exited. */
+  readonly helpersAlive: number;
   /** Stops the helper threads; later runs use the calling thread only. */
   close(): void;
 }
@@ -205,6 +209,8 @@ export interface KernelOptions {
    * shared memory and helper threads start in the background (scan-threads.ts).
    */
   threads?: number;
+  /** Told why a helper thread will no longer be used (it failed, exited or answered late). */
+  onThreadRetired?: (reason: string) => void;
 }
 
 /** A scan splits across threads only in parts of at least this many row bytes: below, waking a thread costs more than it saves. */
@@ -214,64 +220,83 @@ export type Float32Kernel = DotKernel<Float32Array, Float32Array, Float32Array>;
 /** int8 rows, int16 query, int32 dot products (exact integer arithmetic: no rounding in the kernel). */
 export type Int8Kernel = DotKernel<Int8Array, Int16Array, Int32Array>;
 
+type KernelCall = (q: number, row: number, n: number, dims: number, out: number) => void;
+
 interface Instantiated {
   buffer: ArrayBufferLike;
   run: KernelCall;
   pool: ScanThreads | undefined;
 }
 
-/** A kernel instance with `bytes` of memory whose export `name` does the scan, or null without WebAssembly SIMD. */
-function instantiate(bytes: number, name: string, threads: number): Instantiated | null {
+/**
+ * A kernel instance whose export `name` does the scan, with `bytes` of memory plus, for each helper
+ * thread, `scratchBytes` where that thread writes its scores; null without WebAssembly SIMD.
+ */
+function instantiate(bytes: number, scratchBytes: number, name: string, options: KernelOptions): Instantiated | null {
   const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly as WasmApi;
-  const pages = Math.max(1, Math.ceil(bytes / 65536));
-  const sharedModule = threads > 1 && pages <= MAX_PAGES ? kernelModule(true) : null;
+  const helpers = (options.threads ?? 1) - 1;
+  const sharedPages = Math.max(1, Math.ceil((bytes + helpers * scratchBytes) / 65536));
+  const sharedModule = helpers > 0 && sharedPages <= MAX_PAGES ? kernelModule(true) : null;
   if (sharedModule !== null) {
     try {
-      const memory = new api.Memory({ initial: pages, maximum: pages, shared: true });
+      const memory = new api.Memory({ initial: sharedPages, maximum: sharedPages, shared: true });
       const instance = new api.Instance(sharedModule, { env: { memory } });
-      return { buffer: memory.buffer, run: instance.exports[name] as KernelCall, pool: new ScanThreads(sharedModule, memory, name, threads - 1) };
+      const pool = new ScanThreads(sharedModule, memory, name, helpers, { onRetire: options.onThreadRetired });
+      return { buffer: memory.buffer, run: instance.exports[name] as KernelCall, pool };
     } catch {
-      // No shared memory here (e.g. no SharedArrayBuffer): one thread, as below.
+      // No shared memory or no threads here: one thread, as below.
     }
   }
   const wasm = kernelModule(false);
   if (wasm === null) return null;
   const instance = new api.Instance(wasm, {});
   const memory = instance.exports.memory as WasmMemory;
-  const need = pages - memory.buffer.byteLength / 65536;
+  const need = Math.max(1, Math.ceil(bytes / 65536)) - memory.buffer.byteLength / 65536;
   if (need > 0) memory.grow(need);
   return { buffer: memory.buffer, run: instance.exports[name] as KernelCall, pool: undefined };
 }
 
 /**
- * A WebAssembly kernel over `rows`, whose rows are `rowBytes` apart from address 0 and whose query
- * and scores start at `queryAt` and `scoresAt`. A large range is cut into one part per ready thread,
- * each part a call of the kernel export over its rows.
+ * A WebAssembly kernel over `rows`, whose rows are `rowBytes` apart from address 0, whose query and
+ * scores start at `queryAt` and `scoresAt`, and whose helper threads' scratch areas (one score per
+ * row each) follow the scores. A large range is cut into one part per ready thread.
  */
 function wasmKernel<Row, Query, Scores>(
   wasm: Instantiated,
   arrays: { rows: Row; query: Query; scores: Scores },
-  layout: { queryAt: number; scoresAt: number; rowBytes: number; stride: number },
+  layout: { rowCount: number; queryAt: number; scoresAt: number; rowBytes: number; stride: number },
 ): DotKernel<Row, Query, Scores> {
   const { run: dots, pool } = wasm;
-  const { queryAt, scoresAt, rowBytes, stride } = layout;
-  const callFor = (from: number, to: number): number[] => [queryAt, from * rowBytes, to - from, stride, scoresAt + from * 4];
+  const { rowCount, queryAt, scoresAt, rowBytes, stride } = layout;
+  const bytes = new Uint8Array(wasm.buffer);
+  const scratchAt = (slot: number): number => scoresAt + (slot + 1) * rowCount * 4;
+  const split: SplitScan = {
+    local: (from, to) => dots(queryAt, from * rowBytes, to - from, stride, scoresAt + from * 4),
+    helperArgs: (slot, from, to) => [queryAt, from * rowBytes, to - from, stride, scratchAt(slot) + from * 4],
+    collect: (slot, from, to) => bytes.copyWithin(scoresAt + from * 4, scratchAt(slot) + from * 4, scratchAt(slot) + to * 4),
+  };
   return {
     ...arrays,
     run(from, to) {
       if (to <= from) return;
       const parts = pool === undefined ? 1 : Math.min(pool.ready + 1, Math.floor(((to - from) * rowBytes) / MIN_PART_BYTES));
       if (parts <= 1) {
-        dots(queryAt, from * rowBytes, to - from, stride, scoresAt + from * 4);
+        split.local(from, to);
         return;
       }
       const size = Math.ceil((to - from) / parts);
-      const calls: number[][] = [];
-      for (let start = from; start < to; start += size) calls.push(callFor(start, Math.min(start + size, to)));
-      (pool as ScanThreads).run(calls, dots);
+      const ranges: Array<[number, number]> = [];
+      for (let start = from; start < to; start += size) ranges.push([start, Math.min(start + size, to)]);
+      (pool as ScanThreads).run(ranges, split);
     },
     get threads() {
       return pool === undefined ? 1 : pool.ready + 1;
+    },
+    get helperParts() {
+      return pool?.helperParts ?? 0;
+    },
+    get helpersAlive() {
+      return pool?.alive ?? 0;
     },
     close() {
       pool?.close();
@@ -280,11 +305,11 @@ function wasmKernel<Row, Query, Scores>(
 }
 
 /** Allocates a float32 kernel for `rows` rows of `stride` floats (a multiple of DOT_LANES). */
-export function createDotKernel(rows: number, stride: number, { forceJs = false, threads = 1 }: KernelOptions = {}): Float32Kernel {
+export function createDotKernel(rows: number, stride: number, options: KernelOptions = {}): Float32Kernel {
   if (stride % DOT_LANES !== 0) throw new RangeError(`stride ${stride} is not a multiple of ${DOT_LANES}`);
   const queryAt = rows * stride * 4;
   const scoresAt = queryAt + stride * 4;
-  const wasm = forceJs ? null : instantiate(scoresAt + rows * 4, 'dots', threads);
+  const wasm = options.forceJs === true ? null : instantiate(scoresAt + rows * 4, rows * 4, 'dots', options);
   if (wasm === null) {
     return jsKernel(new Float32Array(rows * stride), new Float32Array(stride), new Float32Array(rows), stride);
   }
@@ -293,22 +318,22 @@ export function createDotKernel(rows: number, stride: number, { forceJs = false,
     query: new Float32Array(wasm.buffer, queryAt, stride),
     scores: new Float32Array(wasm.buffer, scoresAt, rows),
   };
-  return wasmKernel(wasm, arrays, { queryAt, scoresAt, rowBytes: stride * 4, stride });
+  return wasmKernel(wasm, arrays, { rowCount: rows, queryAt, scoresAt, rowBytes: stride * 4, stride });
 }
 
 /** Allocates an int8 kernel for `rows` rows of `stride` bytes (a multiple of INT8_LANES). */
-export function createInt8Kernel(rows: number, stride: number, { forceJs = false, threads = 1 }: KernelOptions = {}): Int8Kernel {
+export function createInt8Kernel(rows: number, stride: number, options: KernelOptions = {}): Int8Kernel {
   if (stride % INT8_LANES !== 0) throw new RangeError(`stride ${stride} is not a multiple of ${INT8_LANES}`);
   const queryAt = Math.ceil((rows * stride) / 16) * 16;
   const scoresAt = queryAt + stride * 2;
-  const wasm = forceJs ? null : instantiate(scoresAt + rows * 4, 'dotsI8', threads);
+  const wasm = options.forceJs === true ? null : instantiate(scoresAt + rows * 4, rows * 4, 'dotsI8', options);
   if (wasm === null) return jsKernel(new Int8Array(rows * stride), new Int16Array(stride), new Int32Array(rows), stride);
   const arrays = {
     rows: new Int8Array(wasm.buffer, 0, rows * stride),
     query: new Int16Array(wasm.buffer, queryAt, stride),
     scores: new Int32Array(wasm.buffer, scoresAt, rows),
   };
-  return wasmKernel(wasm, arrays, { queryAt, scoresAt, rowBytes: stride, stride });
+  return wasmKernel(wasm, arrays, { rowCount: rows, queryAt, scoresAt, rowBytes: stride, stride });
 }
 
 type NumberArray = Float32Array | Int8Array | Int16Array | Int32Array;
@@ -332,6 +357,8 @@ function jsKernel<Row extends NumberArray, Query extends NumberArray, Scores ext
       }
     },
     threads: 1,
+    helperParts: 0,
+    helpersAlive: 0,
     close() {},
   };
 }

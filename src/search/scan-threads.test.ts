@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../../test/support/until.js';
-import { ScanThreads } from './scan-threads.js';
+import { ScanThreads, type ScanThreadsOptions, type SplitScan } from './scan-threads.js';
 
 // The project's TypeScript lib declares no WebAssembly values.
 const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object; Memory: new (d: object) => { buffer: SharedArrayBuffer } } }).WebAssembly;
@@ -30,59 +30,106 @@ afterEach(() => {
   for (const pool of pools.splice(0)) pool.close();
 });
 
-function start(exportName: string, count: number, options?: { answerLimitMs: number }): { pool: ScanThreads; cells: Int32Array } {
+function start(exportName: string, count: number, options?: ScanThreadsOptions): { pool: ScanThreads; cells: Int32Array } {
   const memory = new wasm.Memory({ initial: 1, maximum: 1, shared: true });
   const pool = new ScanThreads(testModule(), memory, exportName, count, options);
   pools.push(pool);
   return { pool, cells: new Int32Array(memory.buffer) };
 }
 
+/**
+ * A split scan over the test module: helper `slot` stores `round * 10000 + from` in its own cell
+ * (address 4 × (slot + 1)); collecting reads that cell; local parts are only recorded.
+ */
+function recorder(cells: Int32Array, round = 1) {
+  const local: Array<[number, number]> = [];
+  const collected: Array<{ slot: number; from: number; value: number }> = [];
+  const scan: SplitScan = {
+    local: (from, to) => void local.push([from, to]),
+    helperArgs: (slot, from) => [4 * (slot + 1), round * 10000 + from, 0, 0, 0],
+    collect: (slot, from) => void collected.push({ slot, from, value: Atomics.load(cells, slot + 1) }),
+  };
+  return { scan, local, collected };
+}
+
+const PARTS: Array<[number, number]> = [[0, 10], [10, 20], [20, 30], [30, 40]];
+
 describe('ScanThreads', () => {
-  it('runs the first call on the calling thread and each other call on its own thread, over the same memory', async () => {
+  it('runs the first part on the calling thread and each other part on its own thread, and collects what each wrote', async () => {
     const { pool, cells } = start('mark', 3);
     await until(() => pool.ready === 3, 'three threads are ready');
-    const local: number[][] = [];
     for (let round = 1; round <= 50; round += 1) {
-      local.length = 0;
-      pool.run([[0, round, 0, 0, 0], [4, round * 10, 0, 0, 0], [8, round * 100, 0, 0, 0], [12, round * 1000, 0, 0, 0]], (...args) => local.push(args));
-      // Every thread's store is visible as soon as run returns.
-      expect([...cells.subarray(1, 4)]).toEqual([round * 10, round * 100, round * 1000]);
-      expect(local).toEqual([[0, round, 0, 0, 0]]);
+      const { scan, local, collected } = recorder(cells, round);
+      pool.run(PARTS, scan);
+      expect(local).toEqual([[0, 10]]);
+      // What each thread stored is visible as soon as it said it was done.
+      expect(collected).toEqual([
+        { slot: 0, from: 10, value: round * 10000 + 10 },
+        { slot: 1, from: 20, value: round * 10000 + 20 },
+        { slot: 2, from: 30, value: round * 10000 + 30 },
+      ]);
     }
+    expect(pool.helperParts).toBe(150);
   });
 
-  it('runs on the calling thread what no ready thread can take', async () => {
-    const { pool } = start('mark', 1);
-    const early: number[][] = [];
-    // Right after the start, no thread may be ready yet: every call runs here.
-    const readyAtStart = pool.ready;
-    pool.run([[0, 1, 0, 0, 0], [4, 2, 0, 0, 0]], (...args) => early.push(args));
-    expect(early.length).toBe(2 - readyAtStart);
+  it('runs on the calling thread the parts no ready thread can take', async () => {
+    const { pool, cells } = start('mark', 1);
     await until(() => pool.ready === 1, 'the thread is ready');
-    const calls: number[][] = [];
-    pool.run([[0, 1, 0, 0, 0], [4, 2, 0, 0, 0], [8, 3, 0, 0, 0]], (...args) => calls.push(args));
-    expect(calls).toEqual([[0, 1, 0, 0, 0], [8, 3, 0, 0, 0]]);
+    const { scan, local, collected } = recorder(cells);
+    pool.run(PARTS.slice(0, 3), scan);
+    expect(local).toEqual([PARTS[0], PARTS[2]]);
+    expect(collected).toEqual([{ slot: 0, from: 10, value: 10010 }]);
   });
 
-  it('retires a thread that does not answer in time and runs its part on the calling thread', async () => {
-    const { pool } = start('spin', 1, { answerLimitMs: 200 });
-    await until(() => pool.ready === 1, 'the thread is ready');
-    const calls: number[][] = [];
-    const started = performance.now();
-    pool.run([[0, 1, 0, 0, 0], [4, 2, 0, 0, 0]], (...args) => calls.push(args));
-    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
-    expect(calls).toEqual([[0, 1, 0, 0, 0], [4, 2, 0, 0, 0]]);
+  it('never uses a thread that failed to start, and says why', async () => {
+    const reasons: string[] = [];
+    // Two pages where the module accepts at most one: the thread cannot instantiate it.
+    const memory = new wasm.Memory({ initial: 1, maximum: 2, shared: true });
+    const pool = new ScanThreads(testModule(), memory, 'mark', 1, { onRetire: (reason) => reasons.push(reason) });
+    pools.push(pool);
+    await until(() => reasons.length > 0, 'the failure is reported');
+    expect(reasons[0]).toMatch(/^scan thread 0 failed: /);
+    const { scan, local } = recorder(new Int32Array(memory.buffer));
+    pool.run(PARTS.slice(0, 2), scan);
+    expect(local).toEqual(PARTS.slice(0, 2));
     expect(pool.ready).toBe(0);
   });
 
-  it('after close, runs everything on the calling thread', async () => {
-    const { pool, cells } = start('mark', 2);
+  it('retires a thread that does not answer in time, runs its part here, never collects it, says why, and stops the thread', async () => {
+    const reasons: string[] = [];
+    const { pool, cells } = start('spin', 1, { answerLimitMs: 200, onRetire: (reason) => reasons.push(reason) });
+    await until(() => pool.ready === 1, 'the thread is ready');
+    const { scan, local, collected } = recorder(cells);
+    pool.run(PARTS.slice(0, 2), scan);
+    expect(local).toEqual(PARTS.slice(0, 2));
+    expect(collected).toEqual([]);
+    expect(pool.ready).toBe(0);
+    expect(reasons).toEqual(['scan thread 0 did not answer within 200 ms; its part ran on the calling thread']);
+    // Terminating interrupts even a thread stuck in WebAssembly.
+    await until(() => pool.alive === 0, 'the late thread has exited');
+    expect(reasons.length).toBe(1);
+  });
+
+  it('waits one answer limit for all late threads together, not one limit each', async () => {
+    const { pool, cells } = start('spin', 3, { answerLimitMs: 300 });
+    await until(() => pool.ready === 3, 'three threads are ready');
+    const started = performance.now();
+    pool.run(PARTS, recorder(cells).scan);
+    // One limit is 300 ms; a limit per thread would be at least 900.
+    expect(performance.now() - started).toBeLessThan(800);
+  });
+
+  it('after close, runs everything on the calling thread, stops every thread, and reports no retirement', async () => {
+    const reasons: string[] = [];
+    const { pool, cells } = start('mark', 2, { onRetire: (reason) => reasons.push(reason) });
     await until(() => pool.ready === 2, 'two threads are ready');
     pool.close();
     expect(pool.ready).toBe(0);
-    const calls: number[][] = [];
-    pool.run([[0, 1, 0, 0, 0], [4, 2, 0, 0, 0], [8, 3, 0, 0, 0]], (...args) => calls.push(args));
-    expect(calls.length).toBe(3);
-    expect(cells[1]).toBe(0);
+    const { scan, local, collected } = recorder(cells);
+    pool.run(PARTS.slice(0, 3), scan);
+    expect(local).toEqual(PARTS.slice(0, 3));
+    expect(collected).toEqual([]);
+    await until(() => pool.alive === 0, 'both threads have exited');
+    expect(reasons).toEqual([]);
   });
 });

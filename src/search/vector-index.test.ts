@@ -60,7 +60,7 @@ describe('VectorIndex', () => {
       const dims = 384;
       let seed = 11;
       const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
-      // 4000 × 384 bytes of int8 rows, 6000 × 384 × 4 of float32: large enough to be split.
+      // 6000 × 384 bytes of int8 rows (2.2 MiB), or 4 bytes a number in float32: the whole range is split, the subrange (1.6 MiB) too.
       const vectors = Array.from({ length: 6000 }, (_, i) => (i % 7 === 3 ? undefined : unit(Array.from({ length: dims }, random))));
       const queries = Array.from({ length: 5 }, () => unit(Array.from({ length: dims }, random)));
       for (const precision of ['int8', 'float32'] as const) {
@@ -72,6 +72,8 @@ describe('VectorIndex', () => {
             expect(split.nearest(query, 20)).toEqual(one.nearest(query, 20));
             expect(split.nearest(query, 5, 1234, 5678)).toEqual(one.nearest(query, 5, 1234, 5678));
           }
+          // Each query's two scans, whole range and subrange, each cut in two: one part each on the helper.
+          expect(split.helperParts).toBe(2 * queries.length);
           split.close();
           expect(split.threads).toBe(1);
           expect(split.nearest(queries[0]!, 20)).toEqual(one.nearest(queries[0]!, 20));

@@ -101,13 +101,26 @@ export class VectorIndex {
 
   /** How many threads a scan of the whole index uses now (1 until its helper threads are up). */
   get threads(): number {
-    return (this.#f32 ?? this.#i8?.kernel)?.threads ?? 1;
+    return this.#kernel.threads;
+  }
+
+  /** Parts of scans that helper threads have run so far. */
+  get helperParts(): number {
+    return this.#kernel.helperParts;
+  }
+
+  /** Helper threads not yet exited. */
+  get helpersAlive(): number {
+    return this.#kernel.helpersAlive;
+  }
+
+  get #kernel(): Float32Kernel | Int8Kernel {
+    return this.#f32 ?? (this.#i8 as { kernel: Int8Kernel }).kernel;
   }
 
   /** Stops the scan's helper threads (an index being replaced); it still answers, on the calling thread. */
   close(): void {
-    this.#f32?.close();
-    this.#i8?.kernel.close();
+    this.#kernel.close();
   }
 
   /** Whether chunk `i` has a vector. */

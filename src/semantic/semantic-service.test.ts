@@ -81,11 +81,13 @@ describe('SemanticService', () => {
       const second = SearchIndex.build([...DOCS, doc('d.txt', 'A new car.')]);
       const serving = semantic.serve(second);
       expect(firstVectors.threads).toBe(1);
+      await until(() => firstVectors.helpersAlive === 0, 'the first scan thread has exited');
       await serving;
       const secondVectors = semantic.vectorsFor(second)!;
       await until(() => secondVectors.threads === 2, 'the second scan thread is ready');
       semantic.close();
       expect(secondVectors.threads).toBe(1);
+      await until(() => secondVectors.helpersAlive === 0, 'the second scan thread has exited');
       expect(semantic.vectorsFor(second)).toBeUndefined();
     });
 

@@ -224,7 +224,11 @@ export class SemanticService {
       const vectors = VectorIndex.build(
         dimensions,
         keys.map((key) => next.get(key)),
-        { precision: this.#precision, threads: this.#scanThreads },
+        {
+          precision: this.#precision,
+          threads: this.#scanThreads,
+          onThreadRetired: (reason) => this.#logger.warn({ reason }, 'vector scan thread retired; its share of each scan runs on the main thread'),
+        },
       );
       if (this.#index !== index || this.#closed) {
         vectors.close();
