@@ -45,7 +45,7 @@ describe('VectorIndex', () => {
     });
 
     it('finds the exact top chunks in int8 among many near neighbours (candidates rescored in float32)', () => {
-      const dims = 96;
+      const dims = 128; // a multiple of both kernels' lanes, so no row padding
       let seed = 7;
       const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
       const vectors = Array.from({ length: 3000 }, () => unit(Array.from({ length: dims }, random)));
@@ -88,6 +88,25 @@ describe('VectorIndex', () => {
       expect(index.nearest(unit([1, 0]), 5).ids).toEqual([1]);
       expect(index.has(0)).toBe(false);
       expect(index.similarity(unit([1, 0]), 0)).toBeUndefined();
+    });
+
+    it('counts the bytes it holds: about 4 a number in float32, 5 in int8 (the float32 rows kept for rescoring)', () => {
+      const count = 20_000;
+      const dims = 128; // a multiple of both kernels' lanes, so no row padding
+      const vectors = Array.from({ length: count }, (_, i) => unit(Array.from({ length: dims }, (_, d) => Math.sin(i + d))));
+      const numbers = count * dims;
+      const page = 65536;
+      const f32 = VectorIndex.build(dims, vectors);
+      expect(f32.bytes).toBeGreaterThanOrEqual(numbers * 4 + count * 4);
+      expect(f32.bytes).toBeLessThan(numbers * 4 + count * 5 + dims * 4 + page);
+      const i8 = VectorIndex.build(dims, vectors, { precision: 'int8' });
+      expect(i8.bytes).toBeGreaterThanOrEqual(numbers * 5 + count * 8);
+      expect(i8.bytes).toBeLessThan(numbers * 5 + count * 9 + dims * 2 + page);
+      // Each helper thread adds a scratch area of one score per chunk.
+      const split = VectorIndex.build(dims, vectors, { precision: 'int8', threads: 3 });
+      expect(split.bytes - i8.bytes).toBeGreaterThanOrEqual(2 * count * 4 - page);
+      expect(split.bytes - i8.bytes).toBeLessThan(2 * count * 4 + page);
+      split.close();
     });
 
     it('refuses a query or a stored vector of the wrong length, naming both lengths', () => {

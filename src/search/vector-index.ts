@@ -99,6 +99,15 @@ export class VectorIndex {
     return new VectorIndex({ dimensions, count, precision, rows, stride: dimensions, i8: { kernel, scale }, present });
   }
 
+  /**
+   * Bytes of typed memory the index holds: the kernel's block (rows, query, scores and the scan
+   * threads' scratch areas) and, for int8, the float32 rows kept for rescoring and the scales.
+   */
+  get bytes(): number {
+    const rescoring = this.#i8 === undefined ? 0 : this.#rows.byteLength + this.#i8.scale.byteLength;
+    return this.#kernel.rows.buffer.byteLength + rescoring + this.#present.byteLength;
+  }
+
   /** How many threads a scan of the whole index uses now (1 until its helper threads are up). */
   get threads(): number {
     return this.#kernel.threads;
