@@ -1,12 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { until } from '../../test/support/until.js';
-import { VectorIndex } from './vector-index.js';
+import { queryLevelsFor, VectorIndex } from './vector-index.js';
 
 const unit = (values: number[]): Float32Array => {
   const norm = Math.hypot(...values) || 1;
   return Float32Array.from(values, (v) => v / norm);
 };
+/** Seeded numbers in [-1, 1): the same vectors on every run. */
+const uniform = (seed: number) => (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
 const vectorOf = (dims: number) => fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: dims, maxLength: dims }).map(unit);
 
 describe('VectorIndex', () => {
@@ -46,8 +48,7 @@ describe('VectorIndex', () => {
 
     it('finds the exact top chunks in int8 among many near neighbours (candidates rescored in float32)', () => {
       const dims = 128; // a multiple of both kernels' lanes, so no row padding
-      let seed = 7;
-      const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+      const random = uniform(7);
       const vectors = Array.from({ length: 3000 }, () => unit(Array.from({ length: dims }, random)));
       const query = unit(Array.from({ length: dims }, random));
       const exact = VectorIndex.build(dims, vectors).nearest(query, 10);
@@ -58,8 +59,7 @@ describe('VectorIndex', () => {
 
     it('answers the same with its scan split over threads, and on one thread again after close', async () => {
       const dims = 384;
-      let seed = 11;
-      const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+      const random = uniform(11);
       // 6000 × 384 bytes of int8 rows (2.2 MiB), or 4 bytes a number in float32: the whole range is split, the subrange (1.6 MiB) too.
       const vectors = Array.from({ length: 6000 }, (_, i) => (i % 7 === 3 ? undefined : unit(Array.from({ length: dims }, random))));
       const queries = Array.from({ length: 5 }, () => unit(Array.from({ length: dims }, random)));
@@ -88,6 +88,23 @@ describe('VectorIndex', () => {
       expect(index.nearest(unit([1, 0]), 5).ids).toEqual([1]);
       expect(index.has(0)).toBe(false);
       expect(index.similarity(unit([1, 0]), 0)).toBeUndefined();
+    });
+
+    it('ranks a vector first against itself at 8192 dimensions, where a 12-bit query could overflow the int32 sum', () => {
+      const dims = 8192;
+      const flat = new Float32Array(dims).fill(1 / Math.sqrt(dims));
+      // Every other vector leans towards `flat` (cosine about 0.46) without overflowing: at one sum that
+      // wrapped below zero, `flat` would drop out of the int8 scan's 64 candidates.
+      const random = uniform(13);
+      const others = Array.from({ length: 200 }, () => unit(Array.from({ length: dims }, () => 0.3 + random())));
+      for (const forceJs of [false, true]) {
+        const index = VectorIndex.build(dims, [...others, flat], { precision: 'int8', forceJs });
+        const { ids, scores } = index.nearest(flat, 1);
+        expect(ids).toEqual([200]);
+        expect(scores[0]).toBeCloseTo(1, 5);
+      }
+      expect(queryLevelsFor(8192) * 127 * 8192).toBeLessThanOrEqual(2 ** 31 - 1);
+      expect(queryLevelsFor(1536)).toBe(4095);
     });
 
     it('counts the bytes it holds: about 4 a number in float32, 5 in int8 (the float32 rows kept for rescoring)', () => {

@@ -11,8 +11,14 @@ import { TopK } from './top-k.js';
  */
 export type VectorPrecision = 'float32' | 'int8';
 
-/** The query is quantized to ±QUERY_LEVELS: with int8 rows, 8192 dimensions cannot overflow an int32 lane. */
+/**
+ * The query is quantized to at most ±QUERY_LEVELS (12 bits), and fewer when the vectors are so long
+ * that a dot product of such a query with int8 rows (±127) could pass the int32 the kernel sums in:
+ * a row and a query with every number at its largest reach 127 × levels × dimensions.
+ */
 const QUERY_LEVELS = 4095;
+const INT32_MAX = 2 ** 31 - 1;
+export const queryLevelsFor = (dimensions: number): number => Math.min(QUERY_LEVELS, Math.floor(INT32_MAX / (127 * dimensions)));
 const MIN_CANDIDATES = 64;
 
 /**
@@ -166,7 +172,7 @@ export class VectorIndex {
     const { kernel, scale } = this.#i8 as { kernel: Int8Kernel; scale: Float32Array };
     let max = 0;
     for (const x of query) max = Math.max(max, Math.abs(x));
-    const step = max > 0 ? max / QUERY_LEVELS : 1;
+    const step = max > 0 ? max / queryLevelsFor(this.dimensions) : 1;
     for (let d = 0; d < this.dimensions; d += 1) kernel.query[d] = Math.round((query[d] as number) / step);
     kernel.run(from, to);
     const candidates = this.#heap(Math.min(Math.max(topK * 4, MIN_CANDIDATES), Math.max(1, to - from)), this.#candidateHeaps);
