@@ -110,6 +110,25 @@ describe('config', () => {
       expect(() => loadConfig({ EMBEDDINGS_API_KEY: 'secret-embed-key' })).toThrow(/^(?![\s\S]*secret-embed-key)[\s\S]*EMBEDDINGS_API_KEY \(value hidden\): has no effect without EMBEDDINGS_URL/);
     });
 
+    it('refuses a provider URL that carries a user name, password or query string, and never quotes them', () => {
+      const problemsOf = (env: Record<string, string>): readonly string[] => {
+        try {
+          loadConfig(env);
+        } catch (e) {
+          return (e as ConfigError).problems;
+        }
+        return [];
+      };
+      const withPassword = problemsOf({ EMBEDDINGS_URL: 'https://alice:S3CRET-PW@api.example.com/v1', EMBEDDINGS_MODEL: 'm' });
+      expect(withPassword).toEqual([expect.stringMatching(/^EMBEDDINGS_URL="https:\/\/…@api\.example\.com\/v1": must not carry a user name or password; put the key in/)]);
+      const withQuery = problemsOf({ RERANK_URL: 'https://rerank.example.com/v1?key=QS-SECRET' });
+      expect(withQuery).toEqual([expect.stringMatching(/^RERANK_URL="https:\/\/rerank\.example\.com\/v1\?…": must be a base URL without a query string/)]);
+      const wrongScheme = problemsOf({ EMBEDDINGS_URL: 'ftp://alice:S3CRET-PW@files.example.com/v1', EMBEDDINGS_MODEL: 'm' });
+      expect(wrongScheme).toContainEqual(expect.stringMatching(/^EMBEDDINGS_URL="ftp:\/\/…@files\.example\.com\/v1": must be an absolute http/));
+      expect([...withPassword, ...withQuery, ...wrongScheme].join('\n')).not.toMatch(/S3CRET-PW|QS-SECRET|alice/);
+      expect(problemsOf({ EMBEDDINGS_URL: 'https://api.example.com/v1', EMBEDDINGS_MODEL: 'm' })).toEqual([]);
+    });
+
     it('refuses a chunk overlap above half the chunk length', () => {
       expect(() => loadConfig({ CHUNK_WORDS: '100', CHUNK_OVERLAP_WORDS: '60' })).toThrow(/CHUNK_OVERLAP_WORDS="60": must be at most half of CHUNK_WORDS \(100\)/);
       expect(() => loadConfig({ CHUNK_OVERLAP_WORDS: '100' })).toThrow(/half of CHUNK_WORDS \(180\)/);

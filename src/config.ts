@@ -319,6 +319,24 @@ const url = z.preprocess(
     .optional(),
 );
 
+// A provider's base URL is logged and named in tool notes, so it may not carry a secret: the key
+// goes in *_API_KEY (sent as a bearer token). A query string would also end up before the path the
+// client appends (`<url>/embeddings`).
+const providerUrl = z.preprocess(
+  blankToUndefined,
+  z
+    .url({ protocol: /^https?$/, error: 'must be an absolute http:// or https:// URL, e.g. https://api.openai.com/v1' })
+    .refine((value) => {
+      const u = new URL(value);
+      return u.username === '' && u.password === '';
+    }, 'must not carry a user name or password; put the key in the matching *_API_KEY variable')
+    .refine((value) => {
+      const u = new URL(value);
+      return u.search === '' && u.hash === '';
+    }, 'must be a base URL without a query string or fragment (the server appends /embeddings or /rerank); put a key in the matching *_API_KEY variable')
+    .optional(),
+);
+
 const envSchema = z.object({
   CORPUS_DIR: text,
   HOST: text,
@@ -355,11 +373,11 @@ const envSchema = z.object({
     z.enum(['on', 'off'], { error: 'must be on or off' }).optional(),
   ),
   SESSION_MAX_AGE: integer(60, 30 * 24 * 3600),
-  EMBEDDINGS_URL: url,
+  EMBEDDINGS_URL: providerUrl,
   EMBEDDINGS_MODEL: text,
   EMBEDDINGS_DIMENSIONS: integer(1, 8192),
   VECTOR_SCAN_THREADS: integer(1, 16),
-  RERANK_URL: url,
+  RERANK_URL: providerUrl,
   RERANK_MODEL: text,
   INDEX_FILE: text,
   CORPUS_WATCH: boolean,
@@ -550,12 +568,24 @@ function readLogin(env: Readonly<Record<string, string | undefined>>): { login: 
   };
 }
 
-/** One line per schema issue, naming the variable and its value. */
+/** One line per schema issue, naming the variable and its value (a URL's credentials and query hidden). */
 function issueProblems(issues: readonly { path: readonly PropertyKey[]; message: string }[], env: Readonly<Record<string, string | undefined>>): string[] {
   return issues.map((issue) => {
     const name = String(issue.path[0] ?? '?');
-    return `${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`;
+    return `${name}=${JSON.stringify(shownValue(env[name] ?? ''))}: ${issue.message}`;
   });
+}
+
+/** `value` as a message may quote it: a URL's user name, password and query string replaced by "…". */
+function shownValue(value: string): string {
+  let u: URL;
+  try {
+    u = new URL(value.trim());
+  } catch {
+    return value;
+  }
+  if (u.username === '' && u.password === '' && u.search === '' && u.hash === '') return value;
+  return `${u.protocol}//${u.username !== '' || u.password !== '' ? '…@' : ''}${u.host}${u.pathname}${u.search !== '' || u.hash !== '' ? '?…' : ''}`;
 }
 
 /** Whether `host` only accepts connections from this machine: localhost, 127.0.0.0/8 or ::1. */
