@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FAKE_DIMENSIONS, startFakeProviders, type FakeProviders } from '../../test/helpers/fake-providers.js';
 import type { Logger } from '../logger.js';
-import { createEmbeddingsClient } from './embeddings-client.js';
+import { createEmbeddingsClient, normalise } from './embeddings-client.js';
 import { ProviderError } from './provider-error.js';
 import { retryAfterMs } from './post-json.js';
 
@@ -120,6 +120,44 @@ describe('createEmbeddingsClient', () => {
     });
   });
 
+  describe('a call with a batch that fails for good', () => {
+    it('starts no further batch, stops the retries of those in flight, and rejects only when none is left running', async () => {
+      fake.delayMs = 30;
+      fake.failNext(1, 400);
+      fake.failNext(2, 503);
+      const client = createEmbeddingsClient({ url: fake.url, model: 'm', batchSize: 1, concurrency: 3, backoffMs: 200 });
+      const error = (await client.embed(Array.from({ length: 12 }, (_, i) => `text ${i}`)).catch((e: unknown) => e)) as ProviderError;
+      expect(error).toBeInstanceOf(ProviderError);
+      expect([error.code, error.status]).toEqual(['http_status', 400]);
+      const atRejection = fake.requests.length;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(fake.requests).toHaveLength(atRejection);
+      expect(atRejection).toBe(3);
+      expect(fake.maxInFlight).toBeLessThanOrEqual(3);
+    });
+  });
+
+  describe('endpoint names', () => {
+    it('never writes a user name, password or query string of the URL into a log line or an error message', async () => {
+      const logger = recordingLogger();
+      const client = createEmbeddingsClient({ url: 'http://alice:S3CRET-PW@127.0.0.1:9/v1', model: 'm', backoffMs: 1, maxRetries: 1, logger });
+      const error = (await client.embed(['car']).catch((e: unknown) => e)) as ProviderError;
+      expect(error.code).toBe('network');
+      expect(error.message).toContain('POST http://127.0.0.1:9/v1/embeddings');
+      expect(logger.lines.length).toBeGreaterThan(0);
+      for (const text of [error.message, ...logger.lines]) {
+        expect(text).not.toContain('S3CRET-PW');
+        expect(text).not.toContain('alice');
+      }
+      const queried = recordingLogger();
+      fake.failNext(2, 503);
+      const withQuery = createEmbeddingsClient({ url: `${fake.url}?key=QS-SECRET`, model: 'm', backoffMs: 1, maxRetries: 1, logger: queried });
+      const failed = (await withQuery.embed(['car']).catch((e: unknown) => e)) as ProviderError;
+      expect(failed.code).toBe('unavailable');
+      for (const text of [failed.message, ...queried.lines]) expect(text).not.toContain('QS-SECRET');
+    });
+  });
+
   describe('options', () => {
     it.each([
       [{ batchSize: 0 }, /batchSize=0/],
@@ -130,11 +168,28 @@ describe('createEmbeddingsClient', () => {
   });
 });
 
+describe('normalise', () => {
+  it('makes unit vectors of numbers beyond float32 range or whose squares overflow, never NaN or Infinity', () => {
+    expect([...normalise([1e39, 0, 0, 0])]).toEqual([1, 0, 0, 0]);
+    const huge = [...normalise([1e200, -1e200])];
+    expect(huge[0]).toBeCloseTo(Math.SQRT1_2, 6);
+    expect(huge[1]).toBeCloseTo(-Math.SQRT1_2, 6);
+    expect([...normalise([3, 4])].map((x) => Number(x.toFixed(6)))).toEqual([0.6, 0.8]);
+  });
+
+  it('leaves an all-zero vector zero: it has no direction', () => {
+    expect([...normalise([0, 0, 0])]).toEqual([0, 0, 0]);
+  });
+});
+
 describe('retryAfterMs', () => {
   it.each([
     ['2', 2000],
     ['0', 0],
     ['Wed, 21 Oct 2015 07:28:05 GMT', 5000],
+    ['Wednesday, 21-Oct-15 07:28:10 GMT', 10_000],
+    ['1.5', undefined],
+    ['-1', undefined],
     ['soon', undefined],
     [null, undefined],
   ])('reads %s as %s ms', (header, expected) => {

@@ -4,7 +4,7 @@
 // each batch is retried on its own. Vectors come back as unit-length Float32Arrays so that a dot
 // product is the cosine similarity. No ranking happens here.
 import { mapLimited } from './map-limited.js';
-import { postJson, type ProviderClientOptions, type RetryPolicy } from './post-json.js';
+import { endpointName, postJson, type ProviderClientOptions, type RetryPolicy } from './post-json.js';
 import { ProviderError } from './provider-error.js';
 
 /** Retry policy defaults: timeoutMs 30000, maxRetries 4, backoffMs 500, maxRetryAfterMs 60000. */
@@ -33,7 +33,7 @@ export interface EmbeddingsClient {
   readonly dimensions: number | undefined;
   /** The `dimensions` option as given: part of what identifies the vectors this client returns. */
   readonly requestedDimensions: number | undefined;
-  /** One unit vector per text, in order. Throws `ProviderError`. */
+  /** One unit vector per text, in order (all zeros where the endpoint answered all zeros). Throws `ProviderError`. */
   embed(texts: readonly string[], options?: EmbedCallOptions): Promise<Float32Array[]>;
 }
 
@@ -63,7 +63,7 @@ export function createEmbeddingsClient(options: EmbeddingsClientOptions): Embedd
   const endpoint = `${url.replace(/\/+$/, '')}/embeddings`;
   let dimensions = requested;
 
-  const embedBatch = async (batch: readonly string[], policy: RetryPolicy): Promise<Float32Array[]> => {
+  const embedBatch = async (batch: readonly string[], policy: RetryPolicy, signal: AbortSignal): Promise<Float32Array[]> => {
     const body: Record<string, unknown> = { model, input: batch, encoding_format: 'float' };
     if (requested !== undefined) body.dimensions = requested;
     const answer = await postJson({
@@ -72,9 +72,10 @@ export function createEmbeddingsClient(options: EmbeddingsClientOptions): Embedd
       body,
       apiKey,
       fetch: options.fetch,
-      onRetry: (info) => logger?.warn({ endpoint, model, ...info }, 'embeddings request failed; retrying'),
+      signal,
+      onRetry: (info) => logger?.warn({ endpoint: endpointName(endpoint), model, ...info }, 'embeddings request failed; retrying'),
     });
-    return readVectors(answer, batch.length, endpoint);
+    return readVectors(answer, batch.length, endpointName(endpoint));
   };
 
   return {
@@ -88,12 +89,12 @@ export function createEmbeddingsClient(options: EmbeddingsClientOptions): Embedd
       const policy: RetryPolicy = { timeoutMs: call.timeoutMs ?? timeoutMs, maxRetries: call.maxRetries ?? maxRetries, backoffMs, maxRetryAfterMs };
       const batches: string[][] = [];
       for (let i = 0; i < texts.length; i += batchSize) batches.push(texts.slice(i, i + batchSize));
-      const answers = await mapLimited(batches, concurrency, (batch) => embedBatch(batch, policy));
+      const answers = await mapLimited(batches, concurrency, (batch, _, signal) => embedBatch(batch, policy, signal));
       const vectors = answers.flat();
       for (const vector of vectors) {
         if (dimensions === undefined) dimensions = vector.length;
         if (vector.length !== dimensions) {
-          throw new ProviderError('bad_response', `POST ${endpoint} returned a vector of ${vector.length} numbers where earlier ones had ${dimensions}`);
+          throw new ProviderError('bad_response', `POST ${endpointName(endpoint)} returned a vector of ${vector.length} numbers where earlier ones had ${dimensions}`);
         }
       }
       return vectors;
@@ -116,15 +117,26 @@ function readVectors(answer: unknown, expected: number, endpoint: string): Float
     if (!Array.isArray(embedding) || embedding.length === 0 || !embedding.every((x) => typeof x === 'number' && Number.isFinite(x))) {
       throw new ProviderError('bad_response', `POST ${endpoint} returned an embedding that is not a non-empty array of numbers (base64 answers are not supported)`);
     }
-    out[index] = normalise(Float32Array.from(embedding as number[]));
+    out[index] = normalise(embedding as number[]);
   });
   return out;
 }
 
-function normalise(vector: Float32Array): Float32Array {
+/**
+ * The unit vector of `numbers`, computed in float64 and scaled by the largest magnitude first, so a
+ * number beyond float32's range (or a sum of squares beyond float64's) cannot turn into Infinity or
+ * NaN. An all-zero vector stays zero: it has no direction, and the caller decides what that means.
+ */
+export function normalise(numbers: readonly number[]): Float32Array {
+  let largest = 0;
+  for (const x of numbers) largest = Math.max(largest, Math.abs(x));
+  const out = new Float32Array(numbers.length);
+  if (largest === 0) return out;
   let sum = 0;
-  for (let i = 0; i < vector.length; i += 1) sum += (vector[i] as number) ** 2;
+  for (const x of numbers) sum += (x / largest) ** 2;
   const norm = Math.sqrt(sum);
-  if (norm > 0) for (let i = 0; i < vector.length; i += 1) vector[i] = (vector[i] as number) / norm;
-  return vector;
+  numbers.forEach((x, i) => {
+    out[i] = x / largest / norm;
+  });
+  return out;
 }

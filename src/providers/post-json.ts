@@ -1,6 +1,7 @@
 // POST a JSON body and read a JSON answer, with a timeout per attempt and retries with exponential
 // backoff on 429, 5xx, timeouts and connection failures. A `Retry-After` header (seconds or an HTTP
 // date, RFC 9110 §10.2.3) sets the wait before the next attempt, capped at `maxRetryAfterMs`.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import { ProviderError } from './provider-error.js';
 
@@ -37,15 +38,25 @@ export interface PostJsonOptions extends RetryPolicy {
   onRetry?: (info: { attempt: number; waitMs: number; status?: number; reason: string }) => void;
   /** Injected for tests; default the global fetch. */
   fetch?: typeof fetch;
+  /** Aborting it ends the attempt in flight or the wait before the next one, with a `cancelled` error. */
+  signal?: AbortSignal;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How logs and messages name an endpoint: origin and path, never a user name, password or query string. */
+export function endpointName(url: string): string {
+  const u = new URL(url);
+  return u.origin + u.pathname;
+}
 
 /** The wait a `Retry-After` value asks for, in milliseconds, or undefined when absent or unreadable. */
 export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
   if (header === null || header.trim() === '') return undefined;
   const value = header.trim();
   if (/^\d+$/.test(value)) return Number(value) * 1000;
+  // An HTTP date in any of its three forms starts with a day name; Date.parse alone would also read
+  // "1.5" or "-1" as a date in 2001 and mean "retry now".
+  if (!/^[A-Za-z]{3}/.test(value)) return undefined;
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
@@ -57,12 +68,18 @@ export async function postJson(options: PostJsonOptions): Promise<unknown> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (options.apiKey !== undefined) headers.authorization = `Bearer ${options.apiKey}`;
   const payload = JSON.stringify(options.body);
-  const where = new URL(options.url).origin + new URL(options.url).pathname;
+  const where = endpointName(options.url);
+  const { signal } = options;
+  // A function, not a property read, so the compiler does not take `aborted` as fixed after one check.
+  const aborted = (): boolean => signal?.aborted === true;
+  const cancelled = () => new ProviderError('cancelled', `POST ${where} was given up: another request of the same call failed`);
   for (let attempt = 0; ; attempt += 1) {
+    if (aborted()) throw cancelled();
     let failure: ProviderError;
     let waitHint: number | undefined;
     try {
-      const response = await doFetch(options.url, { method: 'POST', headers, body: payload, signal: AbortSignal.timeout(options.timeoutMs) });
+      const timeout = AbortSignal.timeout(options.timeoutMs);
+      const response = await doFetch(options.url, { method: 'POST', headers, body: payload, signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]) });
       if (response.ok) {
         const text = await response.text();
         try {
@@ -84,16 +101,21 @@ export async function postJson(options: PostJsonOptions): Promise<unknown> {
       waitHint = retryAfterMs(response.headers.get('retry-after'));
     } catch (error) {
       if (error instanceof ProviderError && error.code !== 'unavailable') throw error;
+      if (aborted()) throw cancelled();
       const name = (error as { name?: string }).name;
       failure =
         name === 'TimeoutError' || name === 'AbortError'
           ? new ProviderError('timeout', `POST ${where} gave no answer within ${options.timeoutMs} ms on ${attempt + 1} attempt(s)`)
-          : new ProviderError('network', `POST ${where} failed on ${attempt + 1} attempt(s): ${(error as Error).message}`);
+          : new ProviderError('network', `POST ${where} failed on ${attempt + 1} attempt(s): ${(error as Error).message.split(options.url).join(where)}`);
     }
     if (attempt >= options.maxRetries) throw failure;
     const backoff = options.backoffMs * 2 ** attempt * (1 + Math.random() * 0.5);
     const waitMs = waitHint !== undefined ? Math.min(waitHint, options.maxRetryAfterMs) : backoff;
     options.onRetry?.({ attempt: attempt + 1, waitMs, status: failure.status, reason: failure.code });
-    await sleep(waitMs);
+    try {
+      await sleep(waitMs, undefined, signal === undefined ? undefined : { signal });
+    } catch {
+      throw cancelled();
+    }
   }
 }

@@ -11,7 +11,9 @@ export type ProviderErrorCode =
   /** The connection failed (refused, reset, DNS) on every attempt. */
   | 'network'
   /** The endpoint answered 2xx with a body we cannot use (wrong shape, wrong count, wrong dimension). */
-  | 'bad_response';
+  | 'bad_response'
+  /** Given up because another request of the same call failed (its error is the one reported). */
+  | 'cancelled';
 
 /** A typed failure of a provider call; `message` names the endpoint and what to check, never a key. */
 export class ProviderError extends CodedError<ProviderErrorCode> {

@@ -1,7 +1,7 @@
 // Client for a Cohere-compatible rerank endpoint (Cohere, Jina, Text Embeddings Inference, vLLM):
 // POST <url>/rerank { model, query, documents: string[], top_n } → { results: [{ index,
 // relevance_score }] }. TEI answers with a bare array of { index, score }; both shapes are read.
-import { postJson, type ProviderClientOptions } from './post-json.js';
+import { endpointName, postJson, type ProviderClientOptions } from './post-json.js';
 import { ProviderError } from './provider-error.js';
 
 /** Retry policy defaults: timeoutMs 15000, maxRetries 1 (a user is waiting), backoffMs 300, maxRetryAfterMs 5000. */
@@ -34,9 +34,9 @@ export function createRerankClient(options: RerankClientOptions): RerankClient {
         backoffMs,
         maxRetryAfterMs,
         fetch: options.fetch,
-        onRetry: (info) => logger?.warn({ endpoint, model, ...info }, 'rerank request failed; retrying'),
+        onRetry: (info) => logger?.warn({ endpoint: endpointName(endpoint), model, ...info }, 'rerank request failed; retrying'),
       });
-      return readScores(answer, documents.length, endpoint);
+      return readScores(answer, documents.length, endpointName(endpoint));
     },
   };
 }
