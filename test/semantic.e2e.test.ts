@@ -152,6 +152,21 @@ describe('semantic search over a real server with local embeddings and rerank en
     expect((reranked.structured as { note: string }).note).toMatch(/rerank endpoint failed/);
   });
 
+  it('answers by keywords, never with an error, when the endpoint starts answering with another vector size, then embeds the chunks again', async () => {
+    fake.nativeDimensions = 32;
+    const answer = await call(server, 'search_documents', { query: 'vehicle', mode: 'semantic' });
+    expect(answer.isError).toBeFalsy();
+    expect(answer.structured).toMatchObject({ mode: 'keyword', note: expect.stringMatching(/vectors of 32 numbers where the chunk vectors have 64/) });
+    const reranked = await call(server, 'rerank_results', { query: 'vehicle', chunk_ids: ['fleet.md#0', 'weather.md#0'] });
+    expect(reranked.isError).toBeFalsy();
+    await until(() => server.semantic.state.state === 'ready' && server.semantic.state.dimensions === 32, 'the chunks embedded at the new size');
+    // At 32 numbers the fake model folds other words onto the synonym axes too, so only the mode and the paraphrase's presence are checked.
+    const semantic = (await call(server, 'search_documents', { query: 'vehicle', mode: 'semantic', top_k: 3 })).structured as SearchResult;
+    expect(semantic).toMatchObject({ mode: 'semantic' });
+    expect(semantic.note).toBeUndefined();
+    expect(semantic.results.map((r) => r.chunk_id)).toContain('fleet.md#0');
+  });
+
   it('never writes either API key into the logs, through boot, queries and failures', () => {
     const log = server.rawLog();
     expect(log).toContain('embeddings endpoint configured');

@@ -29,7 +29,7 @@ export interface EmbeddingsClient {
   readonly model: string;
   /** Texts per request. */
   readonly batchSize: number;
-  /** The vector length, known after the first answer (or from `dimensions`); undefined before. */
+  /** The vector length of the latest answer (or `dimensions` when requested); undefined before the first. */
   readonly dimensions: number | undefined;
   /** The `dimensions` option as given: part of what identifies the vectors this client returns. */
   readonly requestedDimensions: number | undefined;
@@ -91,12 +91,19 @@ export function createEmbeddingsClient(options: EmbeddingsClientOptions): Embedd
       for (let i = 0; i < texts.length; i += batchSize) batches.push(texts.slice(i, i + batchSize));
       const answers = await mapLimited(batches, concurrency, (batch, _, signal) => embedBatch(batch, policy, signal));
       const vectors = answers.flat();
+      // One call's vectors must agree with each other and with a requested size. Across calls the
+      // latest size wins: a model swapped behind the same name is the semantic service's to notice
+      // (its stored vectors no longer match) and repair by embedding again.
+      const length = requested ?? vectors[0]?.length;
       for (const vector of vectors) {
-        if (dimensions === undefined) dimensions = vector.length;
-        if (vector.length !== dimensions) {
-          throw new ProviderError('bad_response', `POST ${endpointName(endpoint)} returned a vector of ${vector.length} numbers where earlier ones had ${dimensions}`);
+        if (vector.length !== length) {
+          throw new ProviderError(
+            'bad_response',
+            `POST ${endpointName(endpoint)} returned a vector of ${vector.length} numbers where ${requested === undefined ? 'others of the same call had' : 'EMBEDDINGS_DIMENSIONS asks for'} ${length}`,
+          );
         }
       }
+      if (length !== undefined) dimensions = length;
       return vectors;
     },
   };

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeProviders, type FakeProviders } from '../../test/helpers/fake-providers.js';
+import { FAKE_DIMENSIONS, startFakeProviders, type FakeProviders } from '../../test/helpers/fake-providers.js';
 import type { Document } from '../corpus/document.js';
 import { silentLogger } from '../logger.js';
 import { createEmbeddingsClient } from '../providers/embeddings-client.js';
@@ -113,6 +113,76 @@ describe('SemanticService', () => {
       expect(semantic.lastPass).toMatchObject({ chunks: 4, embedded: 1, reused: 3 });
     });
 
+    it('keeps what a pass embedded when a reload replaces its index, so the next pass embeds only the new chunks', async () => {
+      fake.delayMs = 40;
+      const semantic = service();
+      const first = semantic.serve(SearchIndex.build(DOCS));
+      await until(() => fake.requests.length > 0, 'the first pass has sent its batches');
+      const second = SearchIndex.build([...DOCS, doc('d.txt', 'A new car.')]);
+      await Promise.all([first, semantic.serve(second)]);
+      expect(fake.embeddedTexts()).toHaveLength(4);
+      expect(semantic.lastPass).toMatchObject({ chunks: 4, embedded: 1, reused: 3 });
+      expect(semantic.vectorsFor(second)?.count).toBe(4);
+      semantic.close();
+    });
+
+    it('embeds every chunk again when the endpoint answers with another vector size than the cached vectors', async () => {
+      const first = service();
+      await first.serve(SearchIndex.build(DOCS));
+      const saved = first.cache!.toBytes();
+      fake.nativeDimensions = 16;
+      const next = service();
+      next.seedCache(VectorCache.fromBytes(saved));
+      const before = fake.embeddedTexts().length;
+      await next.serve(SearchIndex.build([...DOCS, doc('d.txt', 'A new car.')]));
+      expect(next.state).toMatchObject({ state: 'ready', dimensions: 16, chunks: 4 });
+      expect(next.lastPass).toMatchObject({ chunks: 4, embedded: 4, reused: 0 });
+      expect(fake.embeddedTexts().length - before).toBe(5);
+      expect(next.cache!.dimensions).toBe(16);
+      next.close();
+    });
+
+    it('answers a query unavailable when the endpoint has changed vector size since every chunk was cached, and embeds the chunks again once', async () => {
+      const first = service();
+      await first.serve(SearchIndex.build(DOCS));
+      const saved = first.cache!.toBytes();
+      const states: string[] = [];
+      const next = new SemanticService({
+        embeddings: createEmbeddingsClient({ url: fake.url, model: 'fake', batchSize: 2 }),
+        logger: silentLogger,
+        onState: (state) => states.push(state.state),
+      });
+      next.seedCache(VectorCache.fromBytes(saved));
+      const index = SearchIndex.build(DOCS);
+      await next.serve(index);
+      expect(next.state).toMatchObject({ state: 'ready', dimensions: FAKE_DIMENSIONS });
+      fake.nativeDimensions = 16;
+      states.length = 0;
+      const before = fake.embeddedTexts().length;
+      const answers = await Promise.all([next.embedQuery('car', FAKE_DIMENSIONS), next.embedQuery('rain', FAKE_DIMENSIONS)]);
+      for (const answer of answers) {
+        expect(answer).toMatchObject({ ok: false, reason: expect.stringMatching(/now answers with vectors of 16 numbers where the chunk vectors have 64 .*embedded again/) });
+      }
+      await until(() => next.state.state === 'ready', 'the chunks embedded again');
+      expect(next.state).toMatchObject({ state: 'ready', dimensions: 16, chunks: 3 });
+      expect(fake.embeddedTexts().length - before).toBe(2 + 3);
+      expect(next.vectorsFor(index)?.dimensions).toBe(16);
+      expect(await next.embedQuery('car', 16)).toMatchObject({ ok: true });
+      // One pass for both queries that noticed the change.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(states).toEqual(['starting', 'ready']);
+      next.close();
+    });
+
+    it('answers a query unavailable when the endpoint embeds it as all zeros, which has no direction to rank by', async () => {
+      const semantic = service();
+      await semantic.serve(SearchIndex.build(DOCS));
+      fake.zeroInput = 'nothing at all';
+      expect(await semantic.embedQuery('nothing at all', FAKE_DIMENSIONS)).toMatchObject({ ok: false, reason: expect.stringMatching(/all-zero vector/) });
+      expect(await semantic.embedQuery('car', FAKE_DIMENSIONS)).toMatchObject({ ok: true });
+      semantic.close();
+    });
+
     it('goes degraded when the endpoint is down, keeps retrying in the background, and recovers', async () => {
       fake.down = true;
       const semantic = new SemanticService({
@@ -124,7 +194,7 @@ describe('SemanticService', () => {
       const index = SearchIndex.build(DOCS);
       await semantic.serve(index);
       expect(semantic.state).toMatchObject({ state: 'degraded', code: 'unavailable' });
-      expect(await semantic.embedQuery('car')).toMatchObject({ ok: false, reason: expect.stringMatching(/semantic search is unavailable/) });
+      expect(await semantic.embedQuery('car', FAKE_DIMENSIONS)).toMatchObject({ ok: false, reason: expect.stringMatching(/semantic search is unavailable/) });
       const failed = fake.requests.length;
       await new Promise((resolve) => setTimeout(resolve, 150));
       expect(fake.requests.length).toBeGreaterThan(failed);

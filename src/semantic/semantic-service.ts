@@ -154,13 +154,28 @@ export class SemanticService {
     return this.#pass;
   }
 
-  /** The query's unit vector, or why there is none (embeddings off, not ready, or the endpoint failed). */
-  async embedQuery(query: string): Promise<{ ok: true; vector: Float32Array } | SemanticUnavailable> {
+  /**
+   * The query's unit vector, to search chunk vectors of `dimensions` numbers, or why there is none
+   * (embeddings off, not ready, the endpoint failed, or its answer cannot be searched with).
+   */
+  async embedQuery(query: string, dimensions: number): Promise<{ ok: true; vector: Float32Array } | SemanticUnavailable> {
     if (this.#embeddings === undefined) return { ok: false, reason: 'no embeddings endpoint is configured (EMBEDDINGS_URL)' };
     if (this.#state.state !== 'ready') return { ok: false, reason: this.unavailableReason() };
     try {
-      const [vector] = await this.#embeddings.embed([query], { timeoutMs: this.#queryTimeoutMs, maxRetries: 0 });
-      return { ok: true, vector: vector as Float32Array };
+      const [vector] = (await this.#embeddings.embed([query], { timeoutMs: this.#queryTimeoutMs, maxRetries: 0 })) as [Float32Array];
+      if (vector.length !== dimensions) {
+        this.#embedAgain(dimensions, vector.length);
+        return {
+          ok: false,
+          reason:
+            `the embeddings endpoint now answers with vectors of ${vector.length} numbers where the chunk vectors have ${dimensions} ` +
+            '(another model behind EMBEDDINGS_MODEL?); the chunks are being embedded again',
+        };
+      }
+      if (vector.every((x) => x === 0)) {
+        return { ok: false, reason: 'the embeddings endpoint answered this query with an all-zero vector, which has no direction to search by' };
+      }
+      return { ok: true, vector };
     } catch (error) {
       const reason = describe(error);
       this.#logger.warn({ code: codeOf(error), reason }, 'query embedding failed; answering by keywords');
@@ -185,6 +200,23 @@ export class SemanticService {
     this.#closed = true;
     clearTimeout(this.#timer);
     this.#replaceVectors(undefined);
+  }
+
+  /**
+   * The endpoint's vectors no longer have the size of the served ones (a model swapped behind the same
+   * name): drop them and the cache, and embed every chunk again. Once per change, however many
+   * queries notice it.
+   */
+  #embedAgain(stored: number, answered: number): void {
+    const index = this.#index;
+    if (index === undefined || this.#closed || this.#vectors?.dimensions !== stored) return;
+    this.#logger.warn({ model: this.#embeddings?.model, stored, answered }, 'the embeddings endpoint answers with vectors of another size than the chunk vectors; embedding every chunk again');
+    this.#cache = undefined;
+    this.#replaceVectors(undefined);
+    this.#failures = 0;
+    clearTimeout(this.#timer);
+    this.#setState({ state: 'starting', reason: `embedding ${index.stats.chunks} chunks again: the endpoint's vectors changed size from ${stored} to ${answered}` });
+    this.#pass = this.#pass.then(() => this.#embedIndex(index));
   }
 
   /** A replaced index's scan threads stop; a query still holding it scans on the calling thread. */
@@ -214,13 +246,27 @@ export class SemanticService {
       const modelKey = `${embeddings.model}@${embeddings.requestedDimensions ?? 'native'}`;
       if (cache !== undefined && cache.model !== modelKey) cache = undefined;
       const keys = passages.map((p) => (cache ?? new VectorCache(modelKey, 1)).key(p));
-      const missing: number[] = [];
-      for (let i = 0; i < total; i += 1) if (cache?.get(keys[i] as string) === undefined) missing.push(i);
-      const fresh = await embeddings.embed(missing.map((i) => passages[i] as string));
-      const dimensions = embeddings.dimensions ?? cache?.dimensions;
+      let missing: number[];
+      let fresh: Float32Array[];
+      for (;;) {
+        missing = [];
+        for (let i = 0; i < total; i += 1) if (cache?.get(keys[i] as string) === undefined) missing.push(i);
+        fresh = await embeddings.embed(missing.map((i) => passages[i] as string));
+        const answered = fresh[0]?.length;
+        if (cache === undefined || answered === undefined || answered === cache.dimensions) break;
+        // Another model behind the same name: the cached vectors cannot be ranked beside the new ones.
+        this.#logger.warn({ model: embeddings.model, stored: cache.dimensions, answered }, 'the embeddings endpoint answers with vectors of another size than the cached ones; embedding every chunk again');
+        cache = undefined;
+      }
+      const dimensions = fresh[0]?.length ?? cache?.dimensions;
       if (dimensions === undefined) throw new ProviderError('bad_response', 'the embeddings endpoint returned no vector to learn the dimension from');
       const next = cache ?? new VectorCache(modelKey, dimensions);
       missing.forEach((chunk, i) => next.set(keys[chunk] as string, fresh[i] as Float32Array));
+      if (this.#index !== index || this.#closed) {
+        // A newer index waits for this pass: keep what it embedded, so that pass reuses every unchanged chunk.
+        this.#cache = next;
+        return;
+      }
       const vectors = VectorIndex.build(
         dimensions,
         keys.map((key) => next.get(key)),
@@ -230,10 +276,6 @@ export class SemanticService {
           onThreadRetired: (reason) => this.#logger.warn({ reason }, 'vector scan thread retired; its share of each scan runs on the main thread'),
         },
       );
-      if (this.#index !== index || this.#closed) {
-        vectors.close();
-        return;
-      }
       const kept = next.retain(keys);
       const changed = missing.length > 0 || kept.size !== (cache?.size ?? 0) || cache === undefined;
       this.#cache = kept;

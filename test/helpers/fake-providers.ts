@@ -66,6 +66,10 @@ export interface FakeProviders {
   down: boolean;
   /** Milliseconds each answer is delayed. */
   delayMs: number;
+  /** Vector size when a request names none; changing it stands for another model behind the same name. */
+  nativeDimensions: number;
+  /** A text the fake model embeds as all zeros: an answer with no direction. */
+  zeroInput: string | undefined;
   /** Times at which requests arrived (ms, performance.now()). */
   arrivals: number[];
   embeddingCalls(): number;
@@ -82,6 +86,8 @@ export async function startFakeProviders(): Promise<FakeProviders> {
     maxInFlight: 0,
     down: false,
     delayMs: 0,
+    nativeDimensions: FAKE_DIMENSIONS,
+    zeroInput: undefined,
     arrivals: [],
     failNext(count, status, retryAfter) {
       for (let i = 0; i < count; i += 1) failures.push({ status, retryAfter });
@@ -114,7 +120,12 @@ export async function startFakeProviders(): Promise<FakeProviders> {
           object: 'list',
           model: body.model,
           // Answered in reverse order with explicit indexes, as some servers do: the client must sort.
-          data: input.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, body.dimensions) })).reverse(),
+          data: input
+            .map((text, index) => {
+              const size = body.dimensions ?? state.nativeDimensions;
+              return { object: 'embedding', index, embedding: text === state.zeroInput ? new Array<number>(size).fill(0) : fakeEmbedding(text, size) };
+            })
+            .reverse(),
         });
       }
       if (req.url === '/v1/rerank') {

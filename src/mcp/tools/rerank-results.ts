@@ -95,7 +95,7 @@ export const createRerankResults = (limits: ToolLimits): DefinedTool => defineTo
       const vectors = semantic?.enabled ? semantic.vectorsFor(index) : undefined;
       let queryVector: Float32Array | undefined;
       if (semantic?.enabled) {
-        const embedded = vectors === undefined ? undefined : await semantic.embedQuery(query);
+        const embedded = vectors === undefined ? undefined : await semantic.embedQuery(query, vectors.dimensions);
         if (embedded?.ok) queryVector = embedded.vector;
         else {
           notes.push(`Reranked by keywords only: ${embedded !== undefined && !embedded.ok ? embedded.reason : semantic.unavailableReason()}.`);

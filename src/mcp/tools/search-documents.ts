@@ -88,7 +88,7 @@ async function rank(
     fallback = `mode "${mode}" needs an embeddings endpoint, and this server has none configured`;
   } else {
     const vectors = semantic.vectorsFor(index);
-    const embedded = vectors === undefined ? undefined : await semantic.embedQuery(query);
+    const embedded = vectors === undefined ? undefined : await semantic.embedQuery(query, vectors.dimensions);
     if (vectors !== undefined && embedded?.ok === true) {
       return { used: mode, hits: hybridSearch(index, vectors, query, { mode, topK, pathPrefix, queryVector: embedded.vector }) };
     }
