@@ -42,7 +42,6 @@ export interface PostJsonOptions extends RetryPolicy {
   signal?: AbortSignal;
 }
 
-
 /** How logs and messages name an endpoint: origin and path, never a user name, password or query string. */
 export function endpointName(url: string): string {
   const u = new URL(url);

@@ -4,7 +4,8 @@ import { SearchError } from './search-error.js';
 /**
  * Chunk vectors kept by a hash of what was embedded, so a rebuild or a reboot embeds only new or
  * changed chunks. The key covers the model, the requested dimensions and the passage text; a
- * different model or dimension never reuses a vector. Serialises to bytes for the index snapshot:
+ * different model or dimension never reuses a vector. Serialises to bytes for the file kept beside
+ * the index snapshot (`<INDEX_FILE>.vectors`):
  *
  *   "CMVC" · u32 version (1) · u32 dimensions · u32 count · u32 model length · model (UTF-8)
  *   · count × 32-byte SHA-256 key · count × dimensions float32 (little-endian)
