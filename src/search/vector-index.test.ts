@@ -126,6 +126,18 @@ describe('VectorIndex', () => {
       split.close();
     });
 
+    it('hands out a chunk\'s vector without a copy in int8 (a view of the rescoring rows), a copy in float32', () => {
+      const vectors = [unit([1, 2, 3]), undefined, unit([3, 2, 1])];
+      const i8 = VectorIndex.build(3, vectors, { precision: 'int8' });
+      expect([...i8.row(0)!]).toEqual([...vectors[0]!]);
+      expect([...i8.row(2)!]).toEqual([...vectors[2]!]);
+      expect(i8.row(1)).toBeUndefined();
+      expect(i8.row(0)!.buffer).toBe(i8.row(2)!.buffer);
+      const f32 = VectorIndex.build(3, vectors);
+      expect([...f32.row(2)!]).toEqual([...vectors[2]!]);
+      expect(f32.row(0)!.buffer).not.toBe(f32.row(2)!.buffer);
+    });
+
     it('refuses a query or a stored vector of the wrong length, naming both lengths', () => {
       expect(() => VectorIndex.build(3, [new Float32Array(2)])).toThrow(/vector 0 has 2 numbers where the index holds 3/);
       const index = VectorIndex.build(3, [unit([1, 0, 0])]);

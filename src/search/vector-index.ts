@@ -149,6 +149,17 @@ export class VectorIndex {
     return this.#rows.slice(i * this.#stride, i * this.#stride + this.dimensions);
   }
 
+  /**
+   * Chunk `i`'s vector without a copy where the index allows it, or undefined: with int8 scanning (the
+   * server's), a view of the float32 rows kept for rescoring, so a cache holding these views keeps no
+   * second copy of the vectors; with float32 scanning, a copy (those rows are the kernel's memory).
+   * Never to be written to.
+   */
+  row(i: number): Float32Array | undefined {
+    if (!this.has(i)) return undefined;
+    return this.#i8 === undefined ? this.vector(i) : this.#rows.subarray(i * this.dimensions, (i + 1) * this.dimensions);
+  }
+
   /** Cosine similarity of `query` (unit length) with chunk `i`, exact in float32; undefined when the chunk has no vector. */
   similarity(query: Float32Array, i: number): number | undefined {
     this.#check(query);

@@ -35,6 +35,19 @@ describe('SemanticService', () => {
       expect(semantic.vectorsFor(SearchIndex.build(DOCS))).toBeUndefined();
     });
 
+    it('keeps one copy of the vectors: the cache holds views of the served vector index\'s rows', async () => {
+      const semantic = service();
+      const index = SearchIndex.build(DOCS);
+      await semantic.serve(index);
+      const rows = semantic.vectorsFor(index)!.row(0)!.buffer;
+      for (let i = 0; i < index.stats.chunks; i += 1) {
+        const cached = semantic.cache!.get(semantic.cache!.key(index.passage(i)))!;
+        expect(cached.buffer).toBe(rows);
+        expect([...cached]).toEqual([...semantic.vectorsFor(index)!.vector(i)!]);
+      }
+      semantic.close();
+    });
+
     it('after a restart from a saved cache, embeds only new or changed chunks (none when nothing changed)', async () => {
       const first = service();
       await first.serve(SearchIndex.build(DOCS));
@@ -211,9 +224,13 @@ describe('VectorCache', () => {
   it('round-trips through bytes and refuses bytes that are not a cache', () => {
     const cache = new VectorCache('m@native', 3);
     cache.set(cache.key('hello'), Float32Array.from([0.5, -0.25, 1]));
+    cache.set(cache.key('world'), Float32Array.from([0, 2, -3]));
     const back = VectorCache.fromBytes(cache.toBytes());
     expect(back.model).toBe('m@native');
     expect([...back.get(cache.key('hello'))!]).toEqual([0.5, -0.25, 1]);
+    expect([...back.get(cache.key('world'))!]).toEqual([0, 2, -3]);
+    // Read into one block: one allocation, not one per vector.
+    expect(back.get(cache.key('hello'))!.buffer).toBe(back.get(cache.key('world'))!.buffer);
     expect(() => VectorCache.fromBytes(new Uint8Array(40))).toThrow(/wrong magic bytes/);
   });
 });

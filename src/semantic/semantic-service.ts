@@ -276,7 +276,13 @@ export class SemanticService {
           onThreadRetired: (reason) => this.#logger.warn({ reason }, 'vector scan thread retired; its share of each scan runs on the main thread'),
         },
       );
-      const kept = next.retain(keys);
+      // The cache keeps views of the index's own rows, not the vectors it was built from: one copy of
+      // every vector in memory (217 MB at 35k chunks x 1536 numbers), not two.
+      const kept = new VectorCache(modelKey, dimensions);
+      keys.forEach((key, i) => {
+        const row = vectors.row(i);
+        if (row !== undefined) kept.set(key, row);
+      });
       const changed = missing.length > 0 || kept.size !== (cache?.size ?? 0) || cache === undefined;
       this.#cache = kept;
       this.#replaceVectors(vectors);

@@ -1,0 +1,120 @@
+// Memory the semantic service holds for its chunk vectors, as a user sees it (RSS) and as live
+// typed memory (arrayBuffers), on its two paths, each in a fresh process (what one phase frees, the
+// allocator would lend the next): a first boot that embeds every chunk and saves the vector cache
+// file, and a restart that reads that file back and embeds none. No model runs: an in-process
+// stand-in returns seeded random unit vectors, so the figures are the server's own. Run it on two
+// commits alternately to compare them (it uses only public APIs).
+// Usage: npm run bench:vector-memory [-- --dims 768,1536] [--chunks 35416]
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { silentLogger } from '../src/logger.js';
+import type { EmbeddingsClient } from '../src/providers/embeddings-client.js';
+import { SearchIndex } from '../src/search/search-index.js';
+import { SemanticService } from '../src/semantic/semantic-service.js';
+import { vectorCacheFile } from '../src/semantic/vector-cache-file.js';
+import { table } from './lib/scifact.js';
+import { seededRandom } from './lib/stats.js';
+
+const arg = (name: string, fallback: string): string => {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? (process.argv[at + 1] ?? fallback) : fallback;
+};
+const dimsList = arg('--dims', '768,1536').split(',').map(Number);
+const chunks = Number(arg('--chunks', '35416'));
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) throw new Error('run with node --expose-gc (npm run bench:vector-memory does)');
+/** Collect, and give the allocator time to hand pages back, three times. */
+async function settled(): Promise<NodeJS.MemoryUsage> {
+  for (let k = 0; k < 3; k += 1) {
+    gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return process.memoryUsage();
+}
+
+function standIn(dims: number): EmbeddingsClient {
+  const random = seededRandom(7);
+  return {
+    model: 'stand-in',
+    batchSize: 64,
+    requestedDimensions: undefined,
+    dimensions: dims,
+    embed(texts) {
+      return Promise.resolve(
+        texts.map(() => {
+          const v = new Float32Array(dims);
+          let sum = 0;
+          for (let d = 0; d < dims; d += 1) sum += (v[d] = random() - 0.5) ** 2;
+          const norm = Math.sqrt(sum);
+          for (let d = 0; d < dims; d += 1) v[d] = (v[d] as number) / norm;
+          return v;
+        }),
+      );
+    },
+  };
+}
+
+const docs = Array.from({ length: chunks }, (_, i) => ({
+  source: `d${i}.txt`,
+  format: 'text' as const,
+  title: `d${i}`,
+  text: `document ${i} about topic ${i % 97}, with words ${i % 13}`,
+  bodyStart: 0,
+  bytes: 50,
+  sections: [],
+}));
+const index = SearchIndex.build(docs);
+const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
+const mode = arg('--mode', 'table');
+const cacheFile = arg('--cache', '');
+const store = vectorCacheFile(cacheFile, (reason) => {
+  throw new Error(`the vector cache was refused: ${reason}`);
+});
+
+/** One path in this process: serve the index with the stand-in, then print the growth as JSON. */
+async function measure(dims: number): Promise<void> {
+  const start = await settled();
+  const service = new SemanticService({ embeddings: standIn(dims), logger: silentLogger });
+  service.useCacheStore(store);
+  await service.serve(index);
+  const after = await settled();
+  console.log(
+    JSON.stringify({
+      rss: after.rss - start.rss,
+      arrayBuffers: after.arrayBuffers - start.arrayBuffers,
+      vectorBytes: service.vectorsFor(index)?.bytes ?? 0,
+      embedded: service.lastPass?.embedded,
+      reused: service.lastPass?.reused,
+    }),
+  );
+  service.close();
+}
+
+if (mode !== 'table') {
+  await measure(dimsList[0] as number);
+} else {
+  const rows: string[][] = [];
+  const folder = mkdtempSync(join(tmpdir(), 'corpus-mcp-vector-memory-'));
+  try {
+    for (const dims of dimsList) {
+      const cache = join(folder, `${dims}.vectors`);
+      const run = (path: string): { rss: number; arrayBuffers: number; vectorBytes: number; embedded: number; reused: number } => {
+        const out = execFileSync(process.execPath, [...process.execArgv, process.argv[1] as string, '--mode', path, '--dims', String(dims), '--chunks', String(chunks), '--cache', cache], { encoding: 'utf8' });
+        return JSON.parse(out.trim().split('\n').at(-1) as string) as { rss: number; arrayBuffers: number; vectorBytes: number; embedded: number; reused: number };
+      };
+      const first = run('first');
+      const again = run('restart');
+      if (first.embedded !== index.stats.chunks || again.reused !== index.stats.chunks) throw new Error(`embedded ${first.embedded}, then reused ${again.reused}, of ${index.stats.chunks}`);
+      rows.push(
+        [String(index.stats.chunks), String(dims), 'first boot (embeds every chunk)', mib(first.vectorBytes), `+${mib(first.rss)}`, `+${mib(first.arrayBuffers)}`],
+        [String(index.stats.chunks), String(dims), 'restart (reads the cache file)', mib(again.vectorBytes), `+${mib(again.rss)}`, `+${mib(again.arrayBuffers)}`],
+      );
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+  console.log(table(['chunks', 'dims', 'path', 'vector index MiB', 'RSS growth MiB', 'arrayBuffers growth MiB'], rows));
+}
