@@ -4,14 +4,17 @@
 // file, and a restart that reads that file back and embeds none. No model runs: an in-process
 // stand-in returns seeded random unit vectors, so the figures are the server's own. Run it on two
 // commits alternately to compare them (it uses only public APIs).
+// A second table times a save of the cache file and the longest the event loop went without
+// running a 1 ms timer meanwhile (what a /healthz probe would wait).
 // Usage: npm run bench:vector-memory [-- --dims 768,1536] [--chunks 35416]
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '../src/logger.js';
 import type { EmbeddingsClient } from '../src/providers/embeddings-client.js';
 import { SearchIndex } from '../src/search/search-index.js';
+import { VectorCache } from '../src/search/vector-cache.js';
 import { SemanticService } from '../src/semantic/semantic-service.js';
 import { vectorCacheFile } from '../src/semantic/vector-cache-file.js';
 import { table } from './lib/scifact.js';
@@ -113,8 +116,39 @@ if (mode !== 'table') {
         [String(index.stats.chunks), String(dims), 'restart (reads the cache file)', mib(again.vectorBytes), `+${mib(again.rss)}`, `+${mib(again.arrayBuffers)}`],
       );
     }
+    console.log(table(['chunks', 'dims', 'path', 'vector index MiB', 'RSS growth MiB', 'arrayBuffers growth MiB'], rows));
+    console.log(table(['chunks', 'dims', 'file MiB', 'save ms', 'longest event-loop gap ms'], await saves(folder)));
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
-  console.log(table(['chunks', 'dims', 'path', 'vector index MiB', 'RSS growth MiB', 'arrayBuffers growth MiB'], rows));
+}
+
+/** Saves a cache of every chunk's vector four times per size; its vectors are views of one block, as the server's are. */
+async function saves(folder: string): Promise<string[][]> {
+  const out: string[][] = [];
+  for (const dims of dimsList) {
+    const rows = new Float32Array(chunks * dims);
+    for (let i = 0; i < chunks; i += 1) rows[i * dims + (i % dims)] = 1;
+    const cache = new VectorCache('stand-in@native', dims);
+    for (let i = 0; i < chunks; i += 1) cache.set(cache.key(`passage ${i}`), rows.subarray(i * dims, (i + 1) * dims));
+    const file = join(folder, `save-${dims}.vectors`);
+    const saving = vectorCacheFile(file, () => undefined);
+    for (let round = 0; round < 4; round += 1) {
+      let last = performance.now();
+      let longest = 0;
+      const tick = setInterval(() => {
+        const now = performance.now();
+        longest = Math.max(longest, now - last);
+        last = now;
+      }, 1);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const started = performance.now();
+      await saving.save(cache);
+      const took = performance.now() - started;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      clearInterval(tick);
+      out.push([String(chunks), String(dims), mib(statSync(file).size), took.toFixed(0), longest.toFixed(0)]);
+    }
+  }
+  return out;
 }

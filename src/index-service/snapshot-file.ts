@@ -4,6 +4,7 @@
 // file and a crash mid-write leaves the previous snapshot in place.
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
 import { threadId } from 'node:worker_threads';
 import { readSnapshotHeader, SnapshotError } from '../search/index-snapshot.js';
 import type { SnapshotHeader } from '../search/index-snapshot.js';
@@ -40,6 +41,33 @@ export function writeSnapshotFile(path: string, bytes: Uint8Array): void {
     renameSync(temporary, path);
   } catch (error) {
     rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * The same file as `writeSnapshotFile` from bytes given in pieces, written without blocking the event
+ * loop: each piece is hashed and handed to the file system in turn, so no single buffer of the whole
+ * file is built and no step holds the thread for more than one piece.
+ */
+export async function writeSnapshotFileInPieces(path: string, pieces: Iterable<Uint8Array>): Promise<void> {
+  const temporary = `${path}.${process.pid}-${threadId}.tmp`;
+  const hash = createHash('sha256');
+  try {
+    const handle = await open(temporary, 'w', 0o644);
+    try {
+      for (const piece of pieces) {
+        hash.update(piece);
+        await handle.write(piece);
+      }
+      await handle.write(hash.digest());
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
     throw error;
   }
 }

@@ -41,28 +41,16 @@ export class VectorCache {
   }
 
   toBytes(): Uint8Array {
-    const model = new TextEncoder().encode(this.model);
-    const count = this.#vectors.size;
-    const header = 4 + 16 + model.length;
-    const keysAt = header;
-    const vectorsAt = Math.ceil((keysAt + count * 32) / 4) * 4;
-    const bytes = new Uint8Array(vectorsAt + count * this.dimensions * 4);
-    const view = new DataView(bytes.buffer);
-    bytes.set(MAGIC, 0);
-    view.setUint32(4, 1, true);
-    view.setUint32(8, this.dimensions, true);
-    view.setUint32(12, count, true);
-    view.setUint32(16, model.length, true);
-    bytes.set(model, 20);
-    let i = 0;
-    for (const [key, vector] of this.#vectors) {
-      bytes.set(Buffer.from(key, 'hex'), keysAt + i * 32);
-      const at = vectorsAt + i * this.dimensions * 4;
-      if (LITTLE_ENDIAN) bytes.set(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength), at);
-      else for (let d = 0; d < this.dimensions; d += 1) view.setFloat32(at + d * 4, vector[d] as number, true);
-      i += 1;
-    }
-    return bytes;
+    return Buffer.concat([...this.pieces()]);
+  }
+
+  /**
+   * The bytes of `toBytes` in pieces of about `pieceBytes` (the header and keys, then groups of
+   * vectors), from the entries as they are now: entries set later are not in them. On a
+   * little-endian host the vector pieces are views of the vectors themselves, not copies.
+   */
+  pieces(pieceBytes = 4 << 20): Iterable<Uint8Array> {
+    return piecesOf([...this.#vectors], this.model, this.dimensions, pieceBytes);
   }
 
   /** Reads `toBytes` output; throws a `SearchError` (`invalid_snapshot`) on anything else. */
@@ -95,3 +83,38 @@ export class VectorCache {
 const MAGIC = [0x43, 0x4d, 0x56, 0x43];
 /** The file is little-endian; on such a host (every platform Node ships for but s390x) a vector is copied as bytes, 100× faster than a number at a time. */
 const LITTLE_ENDIAN = endianness() === 'LE';
+
+/** The pieces of a cache file holding `entries` (see VectorCache.pieces). */
+function* piecesOf(entries: Array<[string, Float32Array]>, model: string, dimensions: number, pieceBytes: number): Generator<Uint8Array> {
+  const modelBytes = new TextEncoder().encode(model);
+  const count = entries.length;
+  const keysAt = 4 + 16 + modelBytes.length;
+  const vectorsAt = Math.ceil((keysAt + count * 32) / 4) * 4;
+  const head = new Uint8Array(vectorsAt);
+  const view = new DataView(head.buffer);
+  head.set(MAGIC, 0);
+  view.setUint32(4, 1, true);
+  view.setUint32(8, dimensions, true);
+  view.setUint32(12, count, true);
+  view.setUint32(16, modelBytes.length, true);
+  head.set(modelBytes, 20);
+  entries.forEach(([key], i) => head.set(Buffer.from(key, 'hex'), keysAt + i * 32));
+  yield head;
+  const vectorBytes = dimensions * 4;
+  const perPiece = Math.max(1, Math.floor(pieceBytes / vectorBytes));
+  for (let first = 0; first < count; first += perPiece) {
+    const group = entries.slice(first, first + perPiece);
+    if (LITTLE_ENDIAN && group.length === 1) {
+      const [, vector] = group[0] as [string, Float32Array];
+      yield new Uint8Array(vector.buffer, vector.byteOffset, vectorBytes);
+      continue;
+    }
+    const piece = new Uint8Array(group.length * vectorBytes);
+    const out = new DataView(piece.buffer);
+    group.forEach(([, vector], i) => {
+      if (LITTLE_ENDIAN) piece.set(new Uint8Array(vector.buffer, vector.byteOffset, vectorBytes), i * vectorBytes);
+      else for (let d = 0; d < dimensions; d += 1) out.setFloat32(i * vectorBytes + d * 4, vector[d] as number, true);
+    });
+    yield piece;
+  }
+}

@@ -233,4 +233,18 @@ describe('VectorCache', () => {
     expect(back.get(cache.key('hello'))!.buffer).toBe(back.get(cache.key('world'))!.buffer);
     expect(() => VectorCache.fromBytes(new Uint8Array(40))).toThrow(/wrong magic bytes/);
   });
+
+  it('gives its bytes in pieces of any size, from the entries it held when asked', () => {
+    const cache = new VectorCache('m@native', 3);
+    for (let i = 0; i < 10; i += 1) cache.set(cache.key(`p${i}`), Float32Array.from([i, 1, -i]));
+    const pieces = cache.pieces(30); // two vectors (24 bytes) a piece
+    cache.set(cache.key('later'), Float32Array.from([9, 9, 9]));
+    const parts = [...pieces];
+    expect(parts.length).toBe(1 + 5);
+    const back = VectorCache.fromBytes(Buffer.concat(parts));
+    expect(back.size).toBe(10);
+    expect(back.get(cache.key('later'))).toBeUndefined();
+    for (let i = 0; i < 10; i += 1) expect([...back.get(cache.key(`p${i}`))!]).toEqual([i, 1, -i]);
+    expect(Buffer.concat([...cache.pieces(1)])).toEqual(Buffer.from(cache.toBytes()));
+  });
 });

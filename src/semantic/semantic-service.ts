@@ -49,8 +49,8 @@ export interface SemanticServiceOptions {
 export interface VectorCacheStore {
   /** The saved cache, or undefined when there is none usable. */
   load(): VectorCache | undefined;
-  /** Replaces the saved cache; may throw (the service logs it and serves on). */
-  save(cache: VectorCache): void;
+  /** Replaces the saved cache without blocking the event loop; may reject (the service logs it and serves on). */
+  save(cache: VectorCache): Promise<void>;
 }
 
 /** What the service reports about one chunk-embedding pass. */
@@ -292,7 +292,7 @@ export class SemanticService {
       this.#logger.info({ model: embeddings.model, dimensions, scan_threads: this.#scanThreads, ...this.lastPass }, 'chunk vectors ready; semantic and hybrid search on');
       if (changed && this.#store !== undefined) {
         try {
-          this.#store.save(kept);
+          await this.#store.save(kept);
         } catch (error) {
           this.#logger.warn({ reason: describe(error) }, 'chunk vector cache not saved; the next boot embeds every chunk again');
         }

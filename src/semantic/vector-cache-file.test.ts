@@ -20,23 +20,35 @@ const sample = (): VectorCache => {
 };
 
 describe('vectorCacheFile', () => {
-  it('saves and loads a cache beside the snapshot', () => {
+  it('saves and loads a cache beside the snapshot', async () => {
     const path = vectorCachePath(join(dir, 'index.snapshot'));
     expect(path).toBe(join(dir, 'index.snapshot.vectors'));
     const refusals: string[] = [];
     const store = vectorCacheFile(path, (r) => refusals.push(r));
     expect(store.load()).toBeUndefined();
     expect(refusals).toEqual([]);
-    store.save(sample());
+    await store.save(sample());
     const loaded = store.load()!;
     expect([...loaded.get(loaded.key('a'))!]).toEqual([Math.fround(0.6), Math.fround(0.8)]);
+  });
+
+  it('saves many vectors in pieces and reads every one back', async () => {
+    const cache = new VectorCache('m@native', 3);
+    for (let i = 0; i < 5000; i += 1) cache.set(cache.key(`passage ${i}`), Float32Array.from([i, -i, i / 2]));
+    const store = vectorCacheFile(join(dir, 'index.snapshot.vectors'), (r) => {
+      throw new Error(r);
+    });
+    await store.save(cache);
+    const loaded = store.load()!;
+    expect(loaded.size).toBe(5000);
+    for (const i of [0, 1, 2047, 4999]) expect([...loaded.get(loaded.key(`passage ${i}`))!]).toEqual([i, -i, i / 2]);
   });
 
   it('refuses a file whose bytes were changed, saying why', async () => {
     const path = join(dir, 'index.snapshot.vectors');
     const refusals: string[] = [];
     const store = vectorCacheFile(path, (r) => refusals.push(r));
-    store.save(sample());
+    await store.save(sample());
     const bytes = await readFile(path);
     bytes[30] = (bytes[30] ?? 0) ^ 0xff;
     await writeFile(path, bytes);

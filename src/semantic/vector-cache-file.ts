@@ -1,10 +1,11 @@
 // The chunk-vector cache on disk, beside the index snapshot (INDEX_FILE + ".vectors"), so a restart or
-// a reload embeds only new or changed chunks. Written by the snapshot's own writer (a temporary file,
-// the bytes then their SHA-256, fsync, rename over the target); a file that is cut short or altered
-// is refused and the chunks are embedded again.
+// a reload embeds only new or changed chunks. Written in the snapshot file's format (the bytes, then
+// their SHA-256; a temporary file, fsync, rename over the target), in pieces so that a save of
+// hundreds of megabytes never holds the event loop; a file that is cut short or altered is refused
+// and the chunks are embedded again.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { writeSnapshotFile } from '../index-service/snapshot-file.js';
+import { writeSnapshotFileInPieces } from '../index-service/snapshot-file.js';
 import { SearchError } from '../search/search-error.js';
 import { VectorCache } from '../search/vector-cache.js';
 import type { VectorCacheStore } from './semantic-service.js';
@@ -42,7 +43,7 @@ export function vectorCacheFile(path: string, onRefused: (reason: string) => voi
       }
     },
     save(cache) {
-      writeSnapshotFile(path, cache.toBytes());
+      return writeSnapshotFileInPieces(path, cache.pieces());
     },
   };
 }
