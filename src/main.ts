@@ -16,6 +16,9 @@ import { runInChild } from './index-service/run-in-child.js';
 import type { Store } from './store/store.js';
 import { indexJobOf } from './index-job-of.js';
 
+/** Longest a shutdown waits for a save of the chunk vector cache under way, after the drain. */
+const VECTOR_SAVE_WAIT_MS = 10_000;
+
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -200,6 +203,9 @@ async function main(): Promise<void> {
   const stop = (signal: string) =>
     void ops.shutdown
       .run(signal)
+      // A save of the chunk vector cache under way finishes first (it takes about a second at 200 MB).
+      .then(() => Promise.race([semantic.whenSaved(), new Promise<void>((resolve) => setTimeout(resolve, VECTOR_SAVE_WAIT_MS).unref())]))
+      .then(() => semantic.close())
       .then(() => store?.close())
       .catch((error: unknown) => logger.warn({ err: error }, 'closing the shared store failed'))
       .then(() => process.exit(0));

@@ -50,7 +50,8 @@ describe('chunk vectors across restarts (INDEX_FILE)', () => {
     const { server, ready } = await boot();
     expect(ready.embedded).toBe(ready.chunks);
     expect(fake.embeddedTexts()).toHaveLength(ready.chunks as number);
-    await eventually(async () => (await readdir(dir)).includes('index.snapshot.vectors'), 5000);
+    await eventually(async () => server.lines.some((l) => l.msg === 'chunk vector cache saved'), 5000);
+    expect(await readdir(dir)).toContain('index.snapshot.vectors');
     await stop(server);
     expect(server.lines.map((l) => JSON.stringify(l)).join('\n')).not.toContain(KEY);
   });

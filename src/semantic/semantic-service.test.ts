@@ -35,6 +35,35 @@ describe('SemanticService', () => {
       expect(semantic.vectorsFor(SearchIndex.build(DOCS))).toBeUndefined();
     });
 
+    it('answers whenSaved only once a save of the cache under way has ended, and logs it', async () => {
+      const lines: string[] = [];
+      const log = (_fields: Record<string, unknown>, message?: string): void => {
+        lines.push(message ?? '');
+      };
+      let finish: () => void = () => undefined;
+      const saves: VectorCache[] = [];
+      const semantic = new SemanticService({ embeddings: createEmbeddingsClient({ url: fake.url, model: 'fake' }), logger: { debug: log, info: log, warn: log, error: log } });
+      semantic.useCacheStore({
+        load: () => undefined,
+        save: (cache) => {
+          saves.push(cache);
+          return new Promise<void>((resolve) => (finish = resolve));
+        },
+      });
+      const index = SearchIndex.build(DOCS);
+      void semantic.serve(index);
+      await until(() => saves.length === 1, 'the save has started');
+      expect(semantic.state.state).toBe('ready');
+      let saved = false;
+      void semantic.whenSaved().then(() => (saved = true));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(saved).toBe(false);
+      finish();
+      await until(() => saved, 'whenSaved');
+      expect(lines).toContain('chunk vector cache saved');
+      semantic.close();
+    });
+
     it('keeps one copy of the vectors: the cache holds views of the served vector index\'s rows', async () => {
       const semantic = service();
       const index = SearchIndex.build(DOCS);

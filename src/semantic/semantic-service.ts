@@ -78,6 +78,8 @@ export class SemanticService {
   #timer: NodeJS.Timeout | undefined;
   #failures = 0;
   #pass: Promise<void> = Promise.resolve();
+  /** The latest save of the cache file; never rejects. */
+  #saving: Promise<void> = Promise.resolve();
   #closed = false;
   #store: VectorCacheStore | undefined;
   /** The stats of the last successful pass, for tests and logs. */
@@ -195,6 +197,11 @@ export class SemanticService {
     }
   }
 
+  /** Resolves when no save of the cache file is under way (a shutdown waits for it: a save cut short leaves the old file and a temporary one). */
+  whenSaved(): Promise<void> {
+    return this.#saving;
+  }
+
   /** Stops background retries and the vector scan's threads. */
   close(): void {
     this.#closed = true;
@@ -291,11 +298,12 @@ export class SemanticService {
       this.#setState({ state: 'ready', model: embeddings.model, dimensions, chunks: total });
       this.#logger.info({ model: embeddings.model, dimensions, scan_threads: this.#scanThreads, ...this.lastPass }, 'chunk vectors ready; semantic and hybrid search on');
       if (changed && this.#store !== undefined) {
-        try {
-          await this.#store.save(kept);
-        } catch (error) {
-          this.#logger.warn({ reason: describe(error) }, 'chunk vector cache not saved; the next boot embeds every chunk again');
-        }
+        const saveStarted = performance.now();
+        this.#saving = this.#store.save(kept).then(
+          () => this.#logger.info({ vectors: kept.size, seconds: (performance.now() - saveStarted) / 1000 }, 'chunk vector cache saved'),
+          (error: unknown) => this.#logger.warn({ reason: describe(error) }, 'chunk vector cache not saved; the next boot embeds every chunk again'),
+        );
+        await this.#saving;
       }
     } catch (error) {
       if (this.#index !== index) return;
