@@ -168,6 +168,37 @@ describe('SemanticService', () => {
       semantic.close();
     });
 
+    it('saves the vectors of a pass that a reload overtook, so the next boot embeds none of them', async () => {
+      let file: Uint8Array | undefined;
+      const store = {
+        load: () => (file === undefined ? undefined : VectorCache.fromBytes(file)),
+        save: (cache: VectorCache) => {
+          file = cache.toBytes();
+          return Promise.resolve();
+        },
+      };
+      const first = service();
+      first.useCacheStore(store);
+      await first.serve(SearchIndex.build(DOCS));
+      first.close();
+      const four = [...DOCS, doc('d.txt', 'A huge purchase.')];
+      const second = service();
+      second.useCacheStore(store);
+      fake.delayMs = 60;
+      const requestsBefore = fake.requests.length;
+      const overtaken = second.serve(SearchIndex.build(four));
+      await until(() => fake.requests.length > requestsBefore, 'the new chunk is being embedded');
+      await Promise.all([overtaken, second.serve(SearchIndex.build(four))]);
+      second.close();
+      expect(VectorCache.fromBytes(file!).size).toBe(4);
+      fake.delayMs = 0;
+      const third = service();
+      third.useCacheStore(store);
+      await third.serve(SearchIndex.build(four));
+      expect(third.lastPass).toMatchObject({ embedded: 0, reused: 4 });
+      third.close();
+    });
+
     it('embeds every chunk again when the endpoint answers with another vector size than the cached vectors', async () => {
       const first = service();
       await first.serve(SearchIndex.build(DOCS));

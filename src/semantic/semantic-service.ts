@@ -80,6 +80,8 @@ export class SemanticService {
   #pass: Promise<void> = Promise.resolve();
   /** The latest save of the cache file; never rejects. */
   #saving: Promise<void> = Promise.resolve();
+  /** The cache holds vectors the saved file does not (a pass overtaken by a reload, or a failed save). */
+  #unsaved = false;
   #closed = false;
   #store: VectorCacheStore | undefined;
   /** The stats of the last successful pass, for tests and logs. */
@@ -270,8 +272,10 @@ export class SemanticService {
       const next = cache ?? new VectorCache(modelKey, dimensions);
       missing.forEach((chunk, i) => next.set(keys[chunk] as string, fresh[i] as Float32Array));
       if (this.#index !== index || this.#closed) {
-        // A newer index waits for this pass: keep what it embedded, so that pass reuses every unchanged chunk.
+        // A newer index waits for this pass: keep what it embedded, so that pass reuses every unchanged
+        // chunk, and remember that the file lacks it.
         this.#cache = next;
+        if (missing.length > 0) this.#unsaved = true;
         return;
       }
       const vectors = VectorIndex.build(
@@ -290,7 +294,7 @@ export class SemanticService {
         const row = vectors.row(i);
         if (row !== undefined) kept.set(key, row);
       });
-      const changed = missing.length > 0 || kept.size !== (cache?.size ?? 0) || cache === undefined;
+      const changed = this.#unsaved || missing.length > 0 || kept.size !== (cache?.size ?? 0) || cache === undefined;
       this.#cache = kept;
       this.#replaceVectors(vectors);
       this.#failures = 0;
@@ -299,9 +303,13 @@ export class SemanticService {
       this.#logger.info({ model: embeddings.model, dimensions, scan_threads: this.#scanThreads, ...this.lastPass }, 'chunk vectors ready; semantic and hybrid search on');
       if (changed && this.#store !== undefined) {
         const saveStarted = performance.now();
+        this.#unsaved = false;
         this.#saving = this.#store.save(kept).then(
           () => this.#logger.info({ vectors: kept.size, seconds: (performance.now() - saveStarted) / 1000 }, 'chunk vector cache saved'),
-          (error: unknown) => this.#logger.warn({ reason: describe(error) }, 'chunk vector cache not saved; the next boot embeds every chunk again'),
+          (error: unknown) => {
+            this.#unsaved = true;
+            this.#logger.warn({ reason: describe(error) }, 'chunk vector cache not saved; the next boot embeds every chunk again');
+          },
         );
         await this.#saving;
       }

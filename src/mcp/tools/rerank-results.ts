@@ -5,9 +5,9 @@ import { explainUnknownChunk } from './get-chunk.js';
 import { ToolError } from './tool-error.js';
 import type { ToolLimits } from './tool-limits.js';
 import type { DefinedTool } from './define-tool.js';
+import { roundScore } from './score.js';
 
 export const RERANK_MAX_IDS = 50;
-const ROUND = 1e4;
 
 const inputSchema = ({ maxQueryChars }: ToolLimits) => z.strictObject({
   query: z
@@ -115,7 +115,7 @@ export const createRerankResults = (limits: ToolLimits): DefinedTool => defineTo
       source: h.source,
       title: h.title,
       heading: h.heading,
-      score: Math.round(h.score * ROUND) / ROUND,
+      score: roundScore(h.score),
       snippet: h.snippet,
       start: h.start,
       end: h.end,

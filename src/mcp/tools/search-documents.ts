@@ -5,6 +5,7 @@ import { pathPrefixOf, pathPrefixSchema } from './path-prefix.js';
 import type { DefinedTool, ToolContext } from './define-tool.js';
 import type { ToolLimits } from './tool-limits.js';
 import type { ServedCorpus } from '../index-holder.js';
+import { roundScore } from './score.js';
 
 export const SEARCH_TOP_K_DEFAULT = 5;
 
@@ -71,7 +72,6 @@ const output = z.object({
 
 export type SearchDocumentsOutput = z.output<typeof output>;
 
-const ROUND = 1e4;
 
 /** The ranking in `mode`, falling back to keywords (with the reason) when the embeddings cannot help. */
 async function rank(
@@ -125,7 +125,7 @@ export const createSearchDocuments = (limits: ToolLimits, semantic = false): Def
         source: h.source,
         title: h.title,
         heading: h.heading,
-        score: Math.round(score * ROUND) / ROUND,
+        score: roundScore(score),
         found_by: foundBy,
         snippet: h.snippet,
         start: h.start,
