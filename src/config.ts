@@ -31,6 +31,13 @@ export const SERVER_DEFAULTS = Object.freeze({
   sessionMaxAgeSeconds: 86_400,
 });
 
+/**
+ * Longest a shutdown waits, after the drain, for a save of the chunk vector cache under way (about a
+ * second at 200 MB). A platform's kill timeout must exceed DRAIN_TIMEOUT_MS plus this; a save cut
+ * short keeps the previous file.
+ */
+export const VECTOR_SAVE_WAIT_MS = 3000;
+
 /** So that on a large machine one query does not wake every core: measured gains are for 2 threads (docs/BENCHMARKS.md). */
 const MAX_DEFAULT_SCAN_THREADS = 4;
 

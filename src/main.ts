@@ -8,16 +8,13 @@ import { resolve } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import type { ServerType } from '@hono/node-server';
 import pkg from '../package.json' with { type: 'json' };
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, VECTOR_SAVE_WAIT_MS } from './config.js';
 import type { Config } from './config.js';
 import type { AssembleOptions } from './http/assemble.js';
 import { checkSnapshotInWorker, produceIndex } from './index-service/produce-index.js';
 import { runInChild } from './index-service/run-in-child.js';
 import type { Store } from './store/store.js';
 import { indexJobOf } from './index-job-of.js';
-
-/** Longest a shutdown waits for a save of the chunk vector cache under way, after the drain. */
-const VECTOR_SAVE_WAIT_MS = 10_000;
 
 async function main(): Promise<void> {
   let config: Config;
@@ -149,7 +146,13 @@ async function main(): Promise<void> {
   // The chunk vectors are cached beside the index snapshot: a restart embeds only new or changed chunks.
   const vectorsFile = indexFile !== undefined && config.semantic.embeddings !== undefined ? vectorCachePath(indexFile) : undefined;
   if (vectorsFile !== undefined) {
-    semantic.useCacheStore(vectorCacheFile(vectorsFile, (reason) => logger.warn({ reason }, 'chunk vector cache not used; embedding every chunk')));
+    semantic.useCacheStore(
+      vectorCacheFile(
+        vectorsFile,
+        (reason) => logger.warn({ reason }, 'chunk vector cache not used; embedding every chunk'),
+        (file) => logger.info({ file }, 'removed a temporary file a save cut short left behind'),
+      ),
+    );
   }
   logger.info(
     {
@@ -203,7 +206,7 @@ async function main(): Promise<void> {
   const stop = (signal: string) =>
     void ops.shutdown
       .run(signal)
-      // A save of the chunk vector cache under way finishes first (it takes about a second at 200 MB).
+      // A save of the chunk vector cache under way finishes first.
       .then(() => Promise.race([semantic.whenSaved(), new Promise<void>((resolve) => setTimeout(resolve, VECTOR_SAVE_WAIT_MS).unref())]))
       .then(() => semantic.close())
       .then(() => store?.close())

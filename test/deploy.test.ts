@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
-import { loadConfig } from '../src/config.js';
+import { loadConfig, VECTOR_SAVE_WAIT_MS } from '../src/config.js';
 import { cmdOf, envOf, healthcheckOf, instructions, parseDockerfile } from '../scripts/lib/dockerfile.js';
 
 const root = new URL('../', import.meta.url);
@@ -139,7 +139,7 @@ describe('fly.toml', () => {
 
   it('gives the drain time to finish before the kill', () => {
     expect(fly.kill_signal).toBe('SIGTERM');
-    expect(seconds(fly.kill_timeout)).toBeGreaterThan(Number(fly.env.DRAIN_TIMEOUT_MS) / 1000);
+    expect(seconds(fly.kill_timeout)).toBeGreaterThan((Number(fly.env.DRAIN_TIMEOUT_MS) + VECTOR_SAVE_WAIT_MS) / 1000);
   });
 
   it('scrapes the Prometheus route on METRICS_PORT, a port of its own that is not the public service port', () => {

@@ -3,8 +3,9 @@
 // Written to a temporary file beside the target and renamed over it, so a reader never sees half a
 // file and a crash mid-write leaves the previous snapshot in place.
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { readSnapshotHeader, SnapshotError } from '../search/index-snapshot.js';
 import type { SnapshotHeader } from '../search/index-snapshot.js';
@@ -25,9 +26,45 @@ export type SnapshotRefusalCode =
 
 export class SnapshotRefusal extends CodedError<SnapshotRefusalCode> {}
 
+/** The temporary file this thread writes `path` through. */
+const temporaryOf = (path: string): string => `${path}.${process.pid}-${threadId}.tmp`;
+
+/**
+ * Removes the temporary files of `path` that a writer killed mid-write left behind (a process that
+ * is no longer running), and returns their paths. A file of a running process is left alone.
+ */
+export function removeLeftoverTemporaryFiles(path: string): string[] {
+  const folder = dirname(path);
+  const prefix = `${basename(path)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const writer = name.startsWith(prefix) ? /^(\d+)-\d+\.tmp$/.exec(name.slice(prefix.length)) : null;
+    if (writer === null || isRunning(Number(writer[1]))) continue;
+    rmSync(join(folder, name), { force: true });
+    removed.push(join(folder, name));
+  }
+  return removed;
+}
+
+function isRunning(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** Writes `bytes` and their digest to `path` atomically (temporary file, fsync, rename). */
 export function writeSnapshotFile(path: string, bytes: Uint8Array): void {
-  const temporary = `${path}.${process.pid}-${threadId}.tmp`;
+  const temporary = temporaryOf(path);
   const digest = createHash('sha256').update(bytes).digest();
   try {
     const fd = openSync(temporary, 'w', 0o644);
@@ -51,7 +88,7 @@ export function writeSnapshotFile(path: string, bytes: Uint8Array): void {
  * file is built and no step holds the thread for more than one piece.
  */
 export async function writeSnapshotFileInPieces(path: string, pieces: Iterable<Uint8Array>): Promise<void> {
-  const temporary = `${path}.${process.pid}-${threadId}.tmp`;
+  const temporary = temporaryOf(path);
   const hash = createHash('sha256');
   try {
     const handle = await open(temporary, 'w', 0o644);

@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -42,6 +43,23 @@ describe('vectorCacheFile', () => {
     const loaded = store.load()!;
     expect(loaded.size).toBe(5000);
     for (const i of [0, 1, 2047, 4999]) expect([...loaded.get(loaded.key(`passage ${i}`))!]).toEqual([i, -i, i / 2]);
+  });
+
+  it('removes the temporary files a save killed mid-way left behind, and only those', async () => {
+    const gone = spawnSync(process.execPath, ['-e', '']).pid; // a process that has exited
+    const path = join(dir, 'index.snapshot.vectors');
+    const names = [
+      `index.snapshot.vectors.${gone}-0.tmp`, // a dead writer's: removed
+      `index.snapshot.vectors.${process.pid}-0.tmp`, // this process's own: kept
+      `index.snapshot.${gone}-0.tmp`, // the index snapshot's, not this file's: kept
+      'index.snapshot.vectors.notes.tmp',
+    ];
+    for (const name of names) await writeFile(join(dir, name), 'x');
+    const leftovers: string[] = [];
+    const store = vectorCacheFile(path, () => undefined, (file) => leftovers.push(file));
+    expect(store.load()).toBeUndefined();
+    expect(leftovers).toEqual([join(dir, names[0]!)]);
+    expect((await readdir(dir)).sort()).toEqual(names.slice(1).sort());
   });
 
   it('refuses a file whose bytes were changed, saying why', async () => {

@@ -5,7 +5,7 @@
 // and the chunks are embedded again.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { writeSnapshotFileInPieces } from '../index-service/snapshot-file.js';
+import { removeLeftoverTemporaryFiles, writeSnapshotFileInPieces } from '../index-service/snapshot-file.js';
 import { SearchError } from '../search/search-error.js';
 import { VectorCache } from '../search/vector-cache.js';
 import type { VectorCacheStore } from './semantic-service.js';
@@ -17,10 +17,15 @@ export function vectorCachePath(indexFile: string): string {
   return `${indexFile}.vectors`;
 }
 
-/** A store that keeps the cache in `path`. `load` answers undefined (and says why through `onRefused`) when there is no usable file. */
-export function vectorCacheFile(path: string, onRefused: (reason: string) => void): VectorCacheStore {
+/**
+ * A store that keeps the cache in `path`. `load` answers undefined (and says why through `onRefused`)
+ * when there is no usable file; it first removes temporary files a save killed mid-way left beside it
+ * (each up to the size of the cache), naming them through `onLeftover`.
+ */
+export function vectorCacheFile(path: string, onRefused: (reason: string) => void, onLeftover: (file: string) => void = () => undefined): VectorCacheStore {
   return {
     load() {
+      for (const file of removeLeftoverTemporaryFiles(path)) onLeftover(file);
       let file: Buffer;
       try {
         file = readFileSync(path);
