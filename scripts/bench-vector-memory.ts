@@ -1,9 +1,9 @@
 // Memory the semantic service holds for its chunk vectors, as a user sees it (RSS) and as live
 // typed memory (arrayBuffers), on its two paths, each in a fresh process (what one phase frees, the
 // allocator would lend the next): a first boot that embeds every chunk and saves the vector cache
-// file, and a restart that reads that file back and embeds none. No model runs: an in-process
-// stand-in returns seeded random unit vectors, so the figures are the server's own. Run it on two
-// commits alternately to compare them (it uses only public APIs).
+// file, and a restart that reads that file back and embeds none. No model runs: the real client's
+// fetch is answered in-process with seeded random numbers, so the figures are the server's own.
+// Run it on two commits alternately to compare them.
 // A second table times a save of the cache file and the longest the event loop went without
 // running a 1 ms timer meanwhile (what a /healthz probe would wait).
 // Usage: npm run bench:vector-memory [-- --dims 768,1536] [--chunks 35416]
@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '../src/logger.js';
-import type { EmbeddingsClient } from '../src/providers/embeddings-client.js';
+import { createEmbeddingsClient, type EmbeddingsClient } from '../src/providers/embeddings-client.js';
 import { SearchIndex } from '../src/search/search-index.js';
 import { VectorCache } from '../src/search/vector-cache.js';
 import { SemanticService } from '../src/semantic/semantic-service.js';
@@ -38,26 +38,18 @@ async function settled(): Promise<NodeJS.MemoryUsage> {
   return process.memoryUsage();
 }
 
+/**
+ * The real embeddings client, its fetch answered in-process with seeded random numbers as JSON, so
+ * the vectors are read and allocated exactly as the server does; no socket, no model.
+ */
 function standIn(dims: number): EmbeddingsClient {
   const random = seededRandom(7);
-  return {
-    model: 'stand-in',
-    batchSize: 64,
-    requestedDimensions: undefined,
-    dimensions: dims,
-    embed(texts) {
-      return Promise.resolve(
-        texts.map(() => {
-          const v = new Float32Array(dims);
-          let sum = 0;
-          for (let d = 0; d < dims; d += 1) sum += (v[d] = random() - 0.5) ** 2;
-          const norm = Math.sqrt(sum);
-          for (let d = 0; d < dims; d += 1) v[d] = (v[d] as number) / norm;
-          return v;
-        }),
-      );
-    },
-  };
+  const fetch = ((_url: string, init?: RequestInit) => {
+    const { input } = JSON.parse(String(init?.body)) as { input: string[] };
+    const data = input.map((_, index) => ({ index, embedding: Array.from({ length: dims }, () => Math.round((random() - 0.5) * 1e6) / 1e6) }));
+    return Promise.resolve(new Response(JSON.stringify({ data }), { status: 200, headers: { 'content-type': 'application/json' } }));
+  }) as typeof globalThis.fetch;
+  return createEmbeddingsClient({ url: 'http://stand-in.invalid/v1', model: 'stand-in', fetch });
 }
 
 const docs = Array.from({ length: chunks }, (_, i) => ({

@@ -41,6 +41,30 @@ describe('createEmbeddingsClient', () => {
       expect(dot(vectors[0]!, vectors[2]!)).toBeCloseTo(0, 5);
     });
 
+    it('puts every vector of one call in one block of memory, whatever the batches', async () => {
+      const client = createEmbeddingsClient({ url: fake.url, model: 'm', batchSize: 3, concurrency: 2 });
+      const vectors = await client.embed(['car', 'automobile', 'rain', 'doctor', 'physician', 'buy', 'large']);
+      expect(fake.requests).toHaveLength(3);
+      expect(new Set(vectors.map((v) => v.buffer)).size).toBe(1);
+      expect(vectors[0]!.buffer.byteLength).toBe(7 * FAKE_DIMENSIONS * 4);
+      for (const v of vectors) expect(Math.hypot(...v)).toBeCloseTo(1, 5);
+    });
+
+    it('refuses a call whose batches answer with vectors of different lengths', async () => {
+      let calls = 0;
+      const fetch = ((_url: string, init?: RequestInit) => {
+        const { input } = JSON.parse(String(init?.body)) as { input: string[] };
+        calls += 1;
+        const length = calls === 1 ? 4 : 5;
+        const data = input.map((_, index) => ({ index, embedding: Array.from({ length }, (_, d) => d + 1) }));
+        return Promise.resolve(new Response(JSON.stringify({ data }), { status: 200 }));
+      }) as typeof globalThis.fetch;
+      const client = createEmbeddingsClient({ url: 'http://127.0.0.1:9/v1', model: 'm', batchSize: 2, concurrency: 1, fetch });
+      const error = (await client.embed(['a', 'b', 'c']).catch((e: unknown) => e)) as ProviderError;
+      expect(error.code).toBe('bad_response');
+      expect(error.message).toMatch(/returned a vector of 5 numbers where others of the same call had 4/);
+    });
+
     it('keeps at most `concurrency` requests in flight', async () => {
       fake.delayMs = 30;
       const client = createEmbeddingsClient({ url: fake.url, model: 'm', batchSize: 1, concurrency: 3 });

@@ -63,7 +63,7 @@ export function createEmbeddingsClient(options: EmbeddingsClientOptions): Embedd
   const endpoint = `${url.replace(/\/+$/, '')}/embeddings`;
   let dimensions = requested;
 
-  const embedBatch = async (batch: readonly string[], policy: RetryPolicy, signal: AbortSignal): Promise<Float32Array[]> => {
+  const embedBatch = async (batch: readonly string[], policy: RetryPolicy, signal: AbortSignal, into: VectorBlock): Promise<Float32Array[]> => {
     const body: Record<string, unknown> = { model, input: batch, encoding_format: 'float' };
     if (requested !== undefined) body.dimensions = requested;
     const answer = await postJson({
@@ -75,7 +75,7 @@ export function createEmbeddingsClient(options: EmbeddingsClientOptions): Embedd
       signal,
       onRetry: (info) => logger?.warn({ endpoint: endpointName(endpoint), model, ...info }, 'embeddings request failed; retrying'),
     });
-    return readVectors(answer, batch.length, endpointName(endpoint));
+    return readVectors(answer, batch.length, endpointName(endpoint), into);
   };
 
   return {
@@ -89,7 +89,8 @@ export function createEmbeddingsClient(options: EmbeddingsClientOptions): Embedd
       const policy: RetryPolicy = { timeoutMs: call.timeoutMs ?? timeoutMs, maxRetries: call.maxRetries ?? maxRetries, backoffMs, maxRetryAfterMs };
       const batches: string[][] = [];
       for (let i = 0; i < texts.length; i += batchSize) batches.push(texts.slice(i, i + batchSize));
-      const answers = await mapLimited(batches, concurrency, (batch, _, signal) => embedBatch(batch, policy, signal));
+      const block = callBlock(texts.length, endpointName(endpoint));
+      const answers = await mapLimited(batches, concurrency, (batch, i, signal) => embedBatch(batch, policy, signal, (length) => block(length, i * batchSize, batch.length)));
       const vectors = answers.flat();
       // One call's vectors must agree with each other and with a requested size. Across calls the
       // latest size wins: a model swapped behind the same name is the semantic service's to notice
@@ -109,36 +110,71 @@ export function createEmbeddingsClient(options: EmbeddingsClientOptions): Embedd
   };
 }
 
-/** The answer's vectors in input order, normalised to unit length; throws on any surprise. */
-function readVectors(answer: unknown, expected: number, endpoint: string): Float32Array[] {
+/** Where an answer's `expected` vectors of `length` numbers go: a Float32Array of expected × length. */
+export type VectorBlock = (length: number) => Float32Array;
+
+/**
+ * The vector block of one `embed` call of `count` texts: one allocation for all its batches, made when
+ * the first answer tells the length, each batch a slice of it. Tens of thousands of vectors a pass in
+ * one block rather than one allocation each (or per batch): the allocator hands a block that large
+ * back to the system once the vectors are freed (about 210 MiB of RSS at 35k chunks × 1536, see
+ * docs/BENCHMARKS.md, "Memory of the chunk vectors").
+ */
+function callBlock(count: number, endpoint: string): (length: number, first: number, size: number) => Float32Array {
+  let block: Float32Array | undefined;
+  let blockLength = 0;
+  return (length, first, size) => {
+    if (block === undefined) {
+      block = new Float32Array(count * length);
+      blockLength = length;
+    }
+    if (length !== blockLength) {
+      throw new ProviderError('bad_response', `POST ${endpoint} returned a vector of ${length} numbers where others of the same call had ${blockLength}`);
+    }
+    return block.subarray(first * length, (first + size) * length);
+  };
+}
+
+/**
+ * The answer's vectors in input order, normalised to unit length, as views of `into(length)` (by
+ * default a block of their own). The vectors of one answer must have one length. Throws on any
+ * surprise.
+ */
+export function readVectors(answer: unknown, expected: number, endpoint: string, into: VectorBlock = (length) => new Float32Array(expected * length)): Float32Array[] {
   const data = (answer as { data?: unknown } | null)?.data;
   if (!Array.isArray(data) || data.length !== expected) {
     throw new ProviderError('bad_response', `POST ${endpoint} returned ${Array.isArray(data) ? data.length : 'no'} embeddings for ${expected} inputs`);
   }
-  const out = new Array<Float32Array>(expected);
+  const numbers = new Array<readonly number[]>(expected);
   data.forEach((item: unknown, position) => {
     const { index = position, embedding } = (item ?? {}) as { index?: unknown; embedding?: unknown };
-    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= expected || out[index] !== undefined) {
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= expected || numbers[index] !== undefined) {
       throw new ProviderError('bad_response', `POST ${endpoint} returned an embedding with index ${String(index)} for ${expected} inputs`);
     }
     if (!Array.isArray(embedding) || embedding.length === 0 || !embedding.every((x) => typeof x === 'number' && Number.isFinite(x))) {
       throw new ProviderError('bad_response', `POST ${endpoint} returned an embedding that is not a non-empty array of numbers (base64 answers are not supported)`);
     }
-    out[index] = normalise(embedding as number[]);
+    numbers[index] = embedding as number[];
   });
-  return out;
+  const length = (numbers[0] as readonly number[]).length;
+  const mismatch = numbers.find((vector) => vector.length !== length);
+  if (mismatch !== undefined) {
+    throw new ProviderError('bad_response', `POST ${endpoint} returned a vector of ${mismatch.length} numbers where others of the same answer had ${length}`);
+  }
+  const block = into(length);
+  return numbers.map((vector, i) => normalise(vector, block.subarray(i * length, (i + 1) * length)));
 }
 
 /**
  * The unit vector of `numbers`, computed in float64 and scaled by the largest magnitude first, so a
  * number beyond float32's range (or a sum of squares beyond float64's) cannot turn into Infinity or
  * NaN. An all-zero vector stays zero: it has no direction, and the caller decides what that means.
+ * Written into `out` when given (`numbers.length` long).
  */
-export function normalise(numbers: readonly number[]): Float32Array {
+export function normalise(numbers: readonly number[], out: Float32Array = new Float32Array(numbers.length)): Float32Array {
   let largest = 0;
   for (const x of numbers) largest = Math.max(largest, Math.abs(x));
-  const out = new Float32Array(numbers.length);
-  if (largest === 0) return out;
+  if (largest === 0) return out.fill(0);
   let sum = 0;
   for (const x of numbers) sum += (x / largest) ** 2;
   const norm = Math.sqrt(sum);
