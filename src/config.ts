@@ -6,6 +6,7 @@ import { staticTokenProblems } from './auth/static-tokens.js';
 import { availableCpus } from './available-cpus.js';
 import { DEFAULT_SEARCH_OPTIONS, overlapTooLong, SEARCH_OPTION_RANGES } from './search/search-options.js';
 import { MIN_SESSION_SECRET_CHARS } from './http/session-token.js';
+import { MAX_EMBEDDING_DIMENSIONS } from './providers/embeddings-client.js';
 import { DEFAULT_TOOL_LIMITS, TOOL_LIMIT_RANGES } from './mcp/tools/tool-limits.js';
 import type { ToolLimits } from './mcp/tools/tool-limits.js';
 
@@ -174,7 +175,7 @@ export interface SemanticConfig {
   /**
    * EMBEDDINGS_URL (an OpenAI-compatible base URL; the server calls `POST <url>/embeddings`),
    * EMBEDDINGS_MODEL (required with the URL), EMBEDDINGS_API_KEY (sent as a bearer token; never
-   * logged), EMBEDDINGS_DIMENSIONS (1–8192, for models that can shorten their vectors; default the
+   * logged), EMBEDDINGS_DIMENSIONS (1–MAX_EMBEDDING_DIMENSIONS, 8192, for models that can shorten their vectors; default the
    * model's own).
    */
   embeddings: { url: string; model: string; apiKey: string | undefined; dimensions: number | undefined } | undefined;
@@ -382,7 +383,7 @@ const envSchema = z.object({
   SESSION_MAX_AGE: integer(60, 30 * 24 * 3600),
   EMBEDDINGS_URL: providerUrl,
   EMBEDDINGS_MODEL: text,
-  EMBEDDINGS_DIMENSIONS: integer(1, 8192),
+  EMBEDDINGS_DIMENSIONS: integer(1, MAX_EMBEDDING_DIMENSIONS),
   VECTOR_SCAN_THREADS: integer(1, 16),
   RERANK_URL: providerUrl,
   RERANK_MODEL: text,

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FAKE_DIMENSIONS, startFakeProviders, type FakeProviders } from '../../test/helpers/fake-providers.js';
 import type { Logger } from '../logger.js';
-import { createEmbeddingsClient, normalise } from './embeddings-client.js';
+import { createEmbeddingsClient, MAX_EMBEDDING_DIMENSIONS, normalise, readVectors } from './embeddings-client.js';
 import { ProviderError } from './provider-error.js';
 import { retryAfterMs } from './post-json.js';
 
@@ -48,6 +48,12 @@ describe('createEmbeddingsClient', () => {
       expect(new Set(vectors.map((v) => v.buffer)).size).toBe(1);
       expect(vectors[0]!.buffer.byteLength).toBe(7 * FAKE_DIMENSIONS * 4);
       for (const v of vectors) expect(Math.hypot(...v)).toBeCloseTo(1, 5);
+    });
+
+    it('refuses vectors longer than MAX_EMBEDDING_DIMENSIONS before allocating for them', () => {
+      const answer = (length: number) => ({ data: [{ index: 0, embedding: new Array<number>(length).fill(1) }] });
+      expect(readVectors(answer(MAX_EMBEDDING_DIMENSIONS), 1, 'e')[0]).toHaveLength(MAX_EMBEDDING_DIMENSIONS);
+      expect(() => readVectors(answer(MAX_EMBEDDING_DIMENSIONS + 1), 1, 'e')).toThrow(/returned vectors of 8193 numbers; at most 8192 are supported/);
     });
 
     it('refuses a call whose batches answer with vectors of different lengths', async () => {

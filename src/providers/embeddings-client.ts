@@ -37,6 +37,13 @@ export interface EmbeddingsClient {
   embed(texts: readonly string[], options?: EmbedCallOptions): Promise<Float32Array[]>;
 }
 
+/**
+ * The longest vector accepted, and the largest EMBEDDINGS_DIMENSIONS: above today's largest models
+ * (4096), and a bound on what one answer can make the client allocate (a call's block is texts ×
+ * this at most).
+ */
+export const MAX_EMBEDDING_DIMENSIONS = 8192;
+
 const BATCH_RANGE = [1, 2048] as const;
 const CONCURRENCY_RANGE = [1, 64] as const;
 
@@ -157,6 +164,9 @@ export function readVectors(answer: unknown, expected: number, endpoint: string,
     numbers[index] = embedding as number[];
   });
   const length = (numbers[0] as readonly number[]).length;
+  if (length > MAX_EMBEDDING_DIMENSIONS) {
+    throw new ProviderError('bad_response', `POST ${endpoint} returned vectors of ${length} numbers; at most ${MAX_EMBEDDING_DIMENSIONS} are supported`);
+  }
   const mismatch = numbers.find((vector) => vector.length !== length);
   if (mismatch !== undefined) {
     throw new ProviderError('bad_response', `POST ${endpoint} returned a vector of ${mismatch.length} numbers where others of the same answer had ${length}`);
