@@ -56,6 +56,18 @@ describe('createEmbeddingsClient', () => {
       expect(() => readVectors(answer(MAX_EMBEDDING_DIMENSIONS + 1), 1, 'e')).toThrow(/returned vectors of 8193 numbers; at most 8192 are supported/);
     });
 
+    it('refuses vectors of another length than EMBEDDINGS_DIMENSIONS asks for (an endpoint that ignores `dimensions`)', async () => {
+      const fetch = ((_url: string, init?: RequestInit) => {
+        const { input } = JSON.parse(String(init?.body)) as { input: string[] };
+        const data = input.map((_, index) => ({ index, embedding: [1, 2, 3, 4] }));
+        return Promise.resolve(new Response(JSON.stringify({ data }), { status: 200 }));
+      }) as typeof globalThis.fetch;
+      const client = createEmbeddingsClient({ url: 'http://127.0.0.1:9/v1', model: 'm', dimensions: 8, fetch });
+      const error = (await client.embed(['a']).catch((e: unknown) => e)) as ProviderError;
+      expect(error.code).toBe('bad_response');
+      expect(error.message).toMatch(/returned a vector of 4 numbers where EMBEDDINGS_DIMENSIONS asks for 8/);
+    });
+
     it('refuses a call whose batches answer with vectors of different lengths', async () => {
       let calls = 0;
       const fetch = ((_url: string, init?: RequestInit) => {

@@ -68,6 +68,8 @@ export function createEmbeddingsClient(options: EmbeddingsClientOptions): Embedd
     throw new RangeError(`embeddings concurrency=${concurrency} is invalid: expected an integer from ${CONCURRENCY_RANGE[0]} to ${CONCURRENCY_RANGE[1]}`);
   }
   const endpoint = `${url.replace(/\/+$/, '')}/embeddings`;
+  /** How logs and messages name it: no user name, password or query string. */
+  const shown = endpointName(endpoint);
   let dimensions = requested;
 
   const embedBatch = async (batch: readonly string[], policy: RetryPolicy, signal: AbortSignal, into: VectorBlock): Promise<Float32Array[]> => {
@@ -80,9 +82,9 @@ export function createEmbeddingsClient(options: EmbeddingsClientOptions): Embedd
       apiKey,
       fetch: options.fetch,
       signal,
-      onRetry: (info) => logger?.warn({ endpoint: endpointName(endpoint), model, ...info }, 'embeddings request failed; retrying'),
+      onRetry: (info) => logger?.warn({ endpoint: shown, model, ...info }, 'embeddings request failed; retrying'),
     });
-    return readVectors(answer, batch.length, endpointName(endpoint), into);
+    return readVectors(answer, batch.length, shown, into);
   };
 
   return {
@@ -96,22 +98,13 @@ export function createEmbeddingsClient(options: EmbeddingsClientOptions): Embedd
       const policy: RetryPolicy = { timeoutMs: call.timeoutMs ?? timeoutMs, maxRetries: call.maxRetries ?? maxRetries, backoffMs, maxRetryAfterMs };
       const batches: string[][] = [];
       for (let i = 0; i < texts.length; i += batchSize) batches.push(texts.slice(i, i + batchSize));
-      const block = callBlock(texts.length, endpointName(endpoint));
+      const block = callBlock(texts.length, shown, requested);
       const answers = await mapLimited(batches, concurrency, (batch, i, signal) => embedBatch(batch, policy, signal, (length) => block(length, i * batchSize, batch.length)));
       const vectors = answers.flat();
-      // One call's vectors must agree with each other and with a requested size. Across calls the
-      // latest size wins: a model swapped behind the same name is the semantic service's to notice
-      // (its stored vectors no longer match) and repair by embedding again.
-      const length = requested ?? vectors[0]?.length;
-      for (const vector of vectors) {
-        if (vector.length !== length) {
-          throw new ProviderError(
-            'bad_response',
-            `POST ${endpointName(endpoint)} returned a vector of ${vector.length} numbers where ${requested === undefined ? 'others of the same call had' : 'EMBEDDINGS_DIMENSIONS asks for'} ${length}`,
-          );
-        }
-      }
-      if (length !== undefined) dimensions = length;
+      // The block held every vector of the call to one length. Across calls the latest length wins: a
+      // model swapped behind the same name is the semantic service's to notice (its stored vectors no
+      // longer match) and repair by embedding again.
+      if (vectors[0] !== undefined) dimensions = vectors[0].length;
       return vectors;
     },
   };
@@ -122,22 +115,21 @@ export type VectorBlock = (length: number) => Float32Array;
 
 /**
  * The vector block of one `embed` call of `count` texts: one allocation for all its batches, made when
- * the first answer tells the length, each batch a slice of it. Tens of thousands of vectors a pass in
- * one block rather than one allocation each (or per batch): the allocator hands a block that large
- * back to the system once the vectors are freed (about 210 MiB of RSS at 35k chunks × 1536, see
+ * the first answer tells the length (which must be `requested`, when given), each batch a slice of
+ * it. Tens of thousands of vectors a pass in one block rather than one allocation each (or per
+ * batch): the allocator hands a block that large back to the system once the vectors are freed (about 210 MiB of RSS at 35k chunks × 1536, see
  * docs/BENCHMARKS.md, "Memory of the chunk vectors").
  */
-function callBlock(count: number, endpoint: string): (length: number, first: number, size: number) => Float32Array {
+function callBlock(count: number, endpoint: string, requested: number | undefined): (length: number, first: number, size: number) => Float32Array {
   let block: Float32Array | undefined;
-  let blockLength = 0;
+  let blockLength = requested;
   return (length, first, size) => {
-    if (block === undefined) {
-      block = new Float32Array(count * length);
-      blockLength = length;
-    }
+    blockLength ??= length;
     if (length !== blockLength) {
-      throw new ProviderError('bad_response', `POST ${endpoint} returned a vector of ${length} numbers where others of the same call had ${blockLength}`);
+      const expected = requested === undefined ? 'others of the same call had' : 'EMBEDDINGS_DIMENSIONS asks for';
+      throw new ProviderError('bad_response', `POST ${endpoint} returned a vector of ${length} numbers where ${expected} ${blockLength}`);
     }
+    block ??= new Float32Array(count * length);
     return block.subarray(first * length, (first + size) * length);
   };
 }

@@ -19,6 +19,8 @@ export interface RerankClient {
 export function createRerankClient(options: RerankClientOptions): RerankClient {
   const { url, model, apiKey, timeoutMs = 15_000, maxRetries = 1, backoffMs = 300, maxRetryAfterMs = 5000, logger } = options;
   const endpoint = `${url.replace(/\/+$/, '')}/rerank`;
+  /** How logs and messages name it: no user name, password or query string. */
+  const shown = endpointName(endpoint);
   return {
     model,
     async rerank(query, documents) {
@@ -34,9 +36,9 @@ export function createRerankClient(options: RerankClientOptions): RerankClient {
         backoffMs,
         maxRetryAfterMs,
         fetch: options.fetch,
-        onRetry: (info) => logger?.warn({ endpoint: endpointName(endpoint), model, ...info }, 'rerank request failed; retrying'),
+        onRetry: (info) => logger?.warn({ endpoint: shown, model, ...info }, 'rerank request failed; retrying'),
       });
-      return readScores(answer, documents.length, endpointName(endpoint));
+      return readScores(answer, documents.length, shown);
     },
   };
 }
