@@ -150,10 +150,15 @@ export class SemanticService {
   serve(index: SearchIndex): Promise<void> {
     if (this.#embeddings === undefined) return Promise.resolve();
     this.#index = index;
+    return this.#startPass(index, `embedding ${index.stats.chunks} chunks`);
+  }
+
+  /** Drops the served vectors and any pending retry, and queues a fresh pass over `index`. */
+  #startPass(index: SearchIndex, reason: string): Promise<void> {
     this.#replaceVectors(undefined);
     this.#failures = 0;
     clearTimeout(this.#timer);
-    this.#setState({ state: 'starting', reason: `embedding ${index.stats.chunks} chunks` });
+    this.#setState({ state: 'starting', reason });
     this.#pass = this.#pass.then(() => this.#embedIndex(index));
     return this.#pass;
   }
@@ -221,11 +226,7 @@ export class SemanticService {
     if (index === undefined || this.#closed || this.#vectors?.dimensions !== stored) return;
     this.#logger.warn({ model: this.#embeddings?.model, stored, answered }, 'the embeddings endpoint answers with vectors of another size than the chunk vectors; embedding every chunk again');
     this.#cache = undefined;
-    this.#replaceVectors(undefined);
-    this.#failures = 0;
-    clearTimeout(this.#timer);
-    this.#setState({ state: 'starting', reason: `embedding ${index.stats.chunks} chunks again: the endpoint's vectors changed size from ${stored} to ${answered}` });
-    this.#pass = this.#pass.then(() => this.#embedIndex(index));
+    void this.#startPass(index, `embedding ${index.stats.chunks} chunks again: the endpoint's vectors changed size from ${stored} to ${answered}`);
   }
 
   /** A replaced index's scan threads stop; a query still holding it scans on the calling thread. */
