@@ -47,7 +47,7 @@ export class VectorCache {
   /**
    * The bytes of `toBytes` in pieces of about `pieceBytes` (the header and keys, then groups of
    * vectors), from the entries as they are now: entries set later are not in them. On a
-   * little-endian host the vector pieces are views of the vectors themselves, not copies.
+   * little-endian host each group of vectors is copied as bytes.
    */
   pieces(pieceBytes = 4 << 20): Iterable<Uint8Array> {
     return piecesOf([...this.#vectors], this.model, this.dimensions, pieceBytes);
@@ -104,11 +104,6 @@ function* piecesOf(entries: Array<[string, Float32Array]>, model: string, dimens
   const perPiece = Math.max(1, Math.floor(pieceBytes / vectorBytes));
   for (let first = 0; first < count; first += perPiece) {
     const group = entries.slice(first, first + perPiece);
-    if (LITTLE_ENDIAN && group.length === 1) {
-      const [, vector] = group[0] as [string, Float32Array];
-      yield new Uint8Array(vector.buffer, vector.byteOffset, vectorBytes);
-      continue;
-    }
     const piece = new Uint8Array(group.length * vectorBytes);
     const out = new DataView(piece.buffer);
     group.forEach(([, vector], i) => {
