@@ -320,20 +320,17 @@ const boolean = z.preprocess(
     .transform((v) => (v === undefined ? undefined : ['true', '1', 'yes'].includes(v))),
 );
 
-const url = z.preprocess(
-  blankToUndefined,
-  z
-    .url({ protocol: /^https?$/, error: 'must be an absolute http:// or https:// URL, e.g. https://docs.example.com' })
-    .optional(),
-);
+/** An absolute http(s) URL; `example` shows one in the message that refuses anything else. */
+const httpUrl = (example: string) => z.url({ protocol: /^https?$/, error: `must be an absolute http:// or https:// URL, e.g. ${example}` });
+
+const url = z.preprocess(blankToUndefined, httpUrl('https://docs.example.com').optional());
 
 // A provider's base URL is logged and named in tool notes, so it may not carry a secret: the key
 // goes in *_API_KEY (sent as a bearer token). A query string would also end up before the path the
 // client appends (`<url>/embeddings`).
 const providerUrl = z.preprocess(
   blankToUndefined,
-  z
-    .url({ protocol: /^https?$/, error: 'must be an absolute http:// or https:// URL, e.g. https://api.openai.com/v1' })
+  httpUrl('https://api.openai.com/v1')
     .refine((value) => {
       const u = new URL(value);
       return u.username === '' && u.password === '';
