@@ -13,6 +13,7 @@ import { hybridSearch, type SearchMode } from '../src/search/hybrid-search.js';
 import { SearchIndex } from '../src/search/search-index.js';
 import { VectorIndex, type VectorPrecision } from '../src/search/vector-index.js';
 import { readClaims, readScifactDocs, table, writeCorpusFolder } from './lib/scifact.js';
+import { settledMemoryUsage } from './lib/memory.js';
 import { seededRandom } from './lib/stats.js';
 
 const COPIES = 4;
@@ -75,11 +76,7 @@ function time(run: (i: number) => void, queries: number): { p50: number; p99: nu
  * wait lets V8 free the backing stores it released in the background (an earlier row's vectors).
  */
 async function rssMb(): Promise<number> {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  gc?.();
-  return process.memoryUsage().rss / 2 ** 20;
+  return (await settledMemoryUsage()).rss / 2 ** 20;
 }
 
 /** The server's default scan threads on this machine. */

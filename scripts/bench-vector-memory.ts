@@ -18,6 +18,7 @@ import { VectorCache } from '../src/search/vector-cache.js';
 import { SemanticService } from '../src/semantic/semantic-service.js';
 import { vectorCacheFile } from '../src/semantic/vector-cache-file.js';
 import { table } from './lib/scifact.js';
+import { settledMemoryUsage } from './lib/memory.js';
 import { seededRandom } from './lib/stats.js';
 
 const arg = (name: string, fallback: string): string => {
@@ -27,16 +28,7 @@ const arg = (name: string, fallback: string): string => {
 const dimsList = arg('--dims', '768,1536').split(',').map(Number);
 const chunks = Number(arg('--chunks', '35416'));
 
-const gc = (globalThis as { gc?: () => void }).gc;
-if (gc === undefined) throw new Error('run with node --expose-gc (npm run bench:vector-memory does)');
-/** Collect, and give the allocator time to hand pages back, three times. */
-async function settled(): Promise<NodeJS.MemoryUsage> {
-  for (let k = 0; k < 3; k += 1) {
-    gc?.();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return process.memoryUsage();
-}
+if ((globalThis as { gc?: () => void }).gc === undefined) throw new Error('run with node --expose-gc (npm run bench:vector-memory does)');
 
 /**
  * The real embeddings client, its fetch answered in-process with seeded random numbers as JSON, so
@@ -71,11 +63,11 @@ const store = vectorCacheFile(cacheFile, (reason) => {
 
 /** One path in this process: serve the index with the stand-in, then print the growth as JSON. */
 async function measure(dims: number): Promise<void> {
-  const start = await settled();
+  const start = await settledMemoryUsage(3);
   const service = new SemanticService({ embeddings: standIn(dims), logger: silentLogger });
   service.useCacheStore(store);
   await service.serve(index);
-  const after = await settled();
+  const after = await settledMemoryUsage(3);
   console.log(
     JSON.stringify({
       rss: after.rss - start.rss,
