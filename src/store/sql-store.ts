@@ -115,6 +115,17 @@ export class SqlStore implements Store {
     return rows.map(toRecord);
   }
 
+  async deleteOldest(kind: string, uid: string, keep: number): Promise<number> {
+    // One statement, so concurrent registrations on several replicas never remove more than the excess.
+    const rows = await this.#query(
+      `DELETE FROM auth_records WHERE kind = $1 AND uid = $2 AND id NOT IN (
+         SELECT id FROM auth_records WHERE kind = $1 AND uid = $2 ORDER BY expires_at DESC, id DESC LIMIT $3
+       ) RETURNING id`,
+      [kind, uid, Math.max(0, Math.floor(keep))],
+    );
+    return rows.length;
+  }
+
   async deleteExpired(now: number): Promise<number> {
     const rows = await this.#query('DELETE FROM auth_records WHERE expires_at <= $1 RETURNING id', [now]);
     return rows.length;
