@@ -121,6 +121,21 @@ describe('createStoreAdapter', () => {
       },
     );
 
+    it('moves a record stored under the issued value by an earlier version under its hash at first use, consumption kept', async () => {
+      await store.put('RefreshToken', 'legacy-rt', { jti: 'legacy-rt', kind: 'RefreshToken', grantId: 'g1' }, { grantId: 'g1', expiresAt: clock.now + 3600_000 });
+      await store.consume('RefreshToken', 'legacy-rt', clock.now - 1000);
+      const tokens = new (A())('RefreshToken');
+      expect(await tokens.find('legacy-rt')).toMatchObject({ jti: 'legacy-rt', grantId: 'g1', consumed: expect.any(Number) });
+      expect(await store.get('RefreshToken', 'legacy-rt')).toBeUndefined();
+      expect(await stored('RefreshToken')).not.toContain('legacy-rt');
+      expect(await tokens.find('legacy-rt')).toMatchObject({ jti: 'legacy-rt', consumed: expect.any(Number) });
+    });
+
+    it('never returns a record whose stored id is the hash of another value', async () => {
+      await store.put('RefreshToken', 'looks-like-a-token', { kind: 'RefreshToken' }, { expiresAt: clock.now + 3600_000 });
+      expect(await new (A())('RefreshToken').find('looks-like-a-token')).toBeUndefined();
+    });
+
     it('still finds a session by its uid and revokes tokens by grant id', async () => {
       const Adapter = A();
       await new Adapter('Session').upsert('session-cookie-value', { jti: 'session-cookie-value', uid: 'u1', accountId: 'ada@example.com' }, 3600);

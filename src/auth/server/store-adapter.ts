@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Store } from '../../store/store.js';
+import type { Store, StoredRecord } from '../../store/store.js';
 
 export interface StoreAdapterOptions {
   /** How long a rotated refresh token still works after its first use, ms (REFRESH_TOKEN_GRACE). */
@@ -92,6 +92,23 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions) {
     await store.put('Client', clientId, client.payload, { expiresAt: Math.max(client.expiresAt ?? 0, grantExpiresAt) });
   }
 
+  /**
+   * A record an earlier version stored under the issued value itself (its payload's `jti` is that
+   * value) is moved under the hash at its first use, consumption kept, so an upgrade signs nobody out.
+   * Records never used again stay until they expire (at most REFRESH_TOKEN_TTL).
+   */
+  async function migrate(kind: string, id: string): Promise<StoredRecord | undefined> {
+    if (PUBLIC_ID_KINDS.has(kind)) return undefined;
+    const legacy = await store.get(kind, id);
+    if (legacy === undefined || legacy.payload.jti !== id) return undefined;
+    const key = storedId(kind, id);
+    const { grantId, uid, accountId, expiresAt, consumedAt } = legacy;
+    await store.put(kind, key, withoutSecrets(kind, legacy.payload), { grantId, uid, accountId, expiresAt });
+    if (consumedAt !== undefined) await store.consume(kind, key, consumedAt);
+    await store.delete(kind, id);
+    return store.get(kind, key);
+  }
+
   return class StoreAdapter {
     constructor(readonly name: string) {}
 
@@ -112,7 +129,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions) {
     }
 
     async find(id: string): Promise<Payload | undefined> {
-      const record = await store.get(this.name, storedId(this.name, id));
+      const record = (await store.get(this.name, storedId(this.name, id))) ?? (await migrate(this.name, id));
       if (record === undefined) return undefined;
       const payload = PUBLIC_ID_KINDS.has(this.name) ? record.payload : { ...record.payload, jti: id };
       return withConsumption(this.name, payload, record.consumedAt);
