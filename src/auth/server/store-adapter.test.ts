@@ -109,11 +109,14 @@ describe('createStoreAdapter', () => {
         const secret = `secret-${kind}-value-0123456789`;
         const tokens = new (A())(kind);
         // An Interaction also carries its session's cookie value.
-        const extra = kind === 'Interaction' ? { session: { accountId: 'ada@example.com', uid: 'u1', cookie: secret } } : {};
+        const extra = kind === 'Interaction'
+          ? { session: { accountId: 'ada@example.com', uid: 'u1', cookie: 'session-cookie-value' }, returnTo: `https://corpus.example/authorize/${secret}` }
+          : {};
         await tokens.upsert(secret, { jti: secret, kind, grantId: 'g1', uid: 'u1', accountId: 'ada@example.com', ...extra }, 3600);
         expect(await stored(kind)).toContain('ada@example.com');
         expect(await stored(kind)).not.toContain(secret);
-        expect(await tokens.find(secret)).toMatchObject({ jti: secret, kind, grantId: 'g1' });
+        expect(await stored(kind)).not.toContain('session-cookie-value');
+        expect(await tokens.find(secret)).toMatchObject({ jti: secret, kind, grantId: 'g1', ...(kind === 'Interaction' ? { returnTo: `https://corpus.example/authorize/${secret}` } : {}) });
         await tokens.consume(secret);
         expect(await tokens.find(secret)).toMatchObject({ consumed: expect.any(Number) });
         await tokens.destroy(secret);
@@ -139,7 +142,9 @@ describe('createStoreAdapter', () => {
     it('still finds a session by its uid and revokes tokens by grant id', async () => {
       const Adapter = A();
       await new Adapter('Session').upsert('session-cookie-value', { jti: 'session-cookie-value', uid: 'u1', accountId: 'ada@example.com' }, 3600);
-      expect(await new Adapter('Session').findByUid('u1')).toMatchObject({ uid: 'u1', accountId: 'ada@example.com' });
+      const byUid = await new Adapter('Session').findByUid('u1');
+      expect(byUid).toMatchObject({ uid: 'u1', accountId: 'ada@example.com' });
+      expect(byUid).not.toHaveProperty('jti');
       await new Adapter('RefreshToken').upsert('rt-value', { jti: 'rt-value', grantId: 'g1' }, 3600);
       await new Adapter('RefreshToken').revokeByGrantId('g1');
       expect(await new Adapter('RefreshToken').find('rt-value')).toBeUndefined();

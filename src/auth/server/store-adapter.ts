@@ -39,19 +39,29 @@ export const storedId = (kind: string, id: string): string =>
   PUBLIC_ID_KINDS.has(kind) ? id : createHash('sha256').update(id).digest('base64url');
 
 /**
- * What is written for a secret-keyed record: the payload without the secret itself. oidc-provider
- * puts the token value in `jti`; an Interaction also copies the session cookie into `session.cookie`,
- * which nothing reads back.
+ * Stands for the record's own id wherever oidc-provider copied it into the payload. A client that
+ * sends this text in its own request parameters gets its own interaction's id back in its place,
+ * which it has already.
  */
-function withoutSecrets(kind: string, payload: Payload): Payload {
+const ID_MARK = '<stored-id>';
+/** Replaces every occurrence of `from` in the payload's strings (ids are URL-safe: no JSON escaping). */
+const swap = (payload: Payload, from: string, to: string): Payload => JSON.parse(JSON.stringify(payload).split(from).join(to)) as Payload;
+
+/**
+ * What is written for a secret-keyed record: the payload without the secret itself. oidc-provider
+ * puts the token value in `jti`, and an Interaction's id is also in its `returnTo` URL: every copy of
+ * the id becomes ID_MARK, and `find`, which is given the id, puts it back. An Interaction also copies
+ * the session cookie into `session.cookie`, which nothing reads back: it is dropped.
+ */
+function withoutSecrets(kind: string, id: string, payload: Payload): Payload {
   if (PUBLIC_ID_KINDS.has(kind)) return payload;
-  const { jti: _jti, ...rest } = payload;
+  const rest = { ...payload };
   const session = rest.session;
   if (kind === 'Interaction' && typeof session === 'object' && session !== null && 'cookie' in session) {
     const { cookie: _cookie, ...kept } = session as Payload;
     rest.session = kept;
   }
-  return rest;
+  return swap(rest, id, ID_MARK);
 }
 
 /**
@@ -60,7 +70,7 @@ function withoutSecrets(kind: string, payload: Payload): Payload {
  *
  * Secrets at rest: a token-like record is stored under the SHA-256 of its id, without the id in its
  * payload; `find`, `consume` and `destroy` get the id from oidc-provider and hash it again, and `find`
- * puts it back as `jti`. A Session found by its `uid` comes back without `jti`; oidc-provider uses such
+ * puts it back where it was. A Session found by its `uid` comes back without `jti`; oidc-provider uses such
  * a session only to read its account and grants, never to save it.
  *
  * Lifetimes: every record expires. Records oidc-provider gives no lifetime get `defaultTtlSeconds`; a
@@ -103,7 +113,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions) {
     if (legacy === undefined || legacy.payload.jti !== id) return undefined;
     const key = storedId(kind, id);
     const { grantId, uid, accountId, expiresAt, consumedAt } = legacy;
-    await store.put(kind, key, withoutSecrets(kind, legacy.payload), { grantId, uid, accountId, expiresAt });
+    await store.put(kind, key, withoutSecrets(kind, id, legacy.payload), { grantId, uid, accountId, expiresAt });
     if (consumedAt !== undefined) await store.consume(kind, key, consumedAt);
     await store.delete(kind, id);
     return store.get(kind, key);
@@ -116,7 +126,7 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions) {
       const registration = this.name === 'Client';
       const ttl = expiresIn ?? (registration ? unusedClientTtlSeconds : defaultTtlSeconds);
       const expiresAt = now() + ttl * 1000;
-      await store.put(this.name, storedId(this.name, id), withoutSecrets(this.name, payload), {
+      await store.put(this.name, storedId(this.name, id), withoutSecrets(this.name, id, payload), {
         grantId: text(payload.grantId),
         // oidc-provider upserts a Client only when it registers one: it has no grant yet.
         uid: registration ? UNUSED_CLIENT : text(payload.uid),
@@ -131,13 +141,16 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions) {
     async find(id: string): Promise<Payload | undefined> {
       const record = (await store.get(this.name, storedId(this.name, id))) ?? (await migrate(this.name, id));
       if (record === undefined) return undefined;
-      const payload = PUBLIC_ID_KINDS.has(this.name) ? record.payload : { ...record.payload, jti: id };
+      const payload = PUBLIC_ID_KINDS.has(this.name) ? record.payload : swap(record.payload, ID_MARK, id);
       return withConsumption(this.name, payload, record.consumedAt);
     }
 
     async findByUid(uid: string): Promise<Payload | undefined> {
       const record = await store.getByUid(this.name, uid);
-      return record === undefined ? undefined : withConsumption(this.name, record.payload, record.consumedAt);
+      if (record === undefined) return undefined;
+      // The id is not known here: leave `jti` out rather than hand back the mark.
+      const { jti, ...payload } = record.payload;
+      return withConsumption(this.name, jti === ID_MARK ? payload : record.payload, record.consumedAt);
     }
 
     // The device flow is off: no record is ever looked up by user code.
