@@ -102,7 +102,7 @@ describe('the shared store (PostgreSQL)', () => {
     await db?.drop();
   });
 
-  it('stores no token, code or session id as issued in any row', async () => {
+  it('stores no token, code or session id as issued in any row, and no row without an expiry', async () => {
     const secrets = await signInAndRefresh(s.server);
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
@@ -110,6 +110,8 @@ describe('the shared store (PostgreSQL)', () => {
       const { rows } = await client.query('SELECT * FROM auth_records');
       expect(rows.map((r: { kind: string }) => r.kind)).toEqual(expect.arrayContaining(['Grant', 'RefreshToken', 'Session', 'Client']));
       expect(found(Buffer.from(JSON.stringify(rows)), secrets)).toEqual([]);
+      // And every record expires, so the sweep reclaims it.
+      expect(rows.filter((r: { expires_at: unknown }) => r.expires_at === null).map((r: { kind: string }) => r.kind)).toEqual([]);
     } finally {
       await client.end();
     }
