@@ -12,7 +12,7 @@ const databaseFiles = (file: string) => [file, `${file}-wal`, `${file}-shm`];
  * 0600 (they hold grants, sessions and registrations). New files are created under a umask of 077, so
  * they are never readable by others even for a moment; files and a folder left by an older version
  * are tightened with chmod. SQLite gives the -wal and -shm files it re-creates later the database
- * file's own mode. A folder the process does not own (a mounted volume) keeps its mode.
+ * file's own mode. A folder or file the process does not own (a mounted volume) keeps its mode.
  */
 function openPrivate(file: string): Database.Database {
   const folder = dirname(file);
@@ -37,7 +37,13 @@ function openPrivate(file: string): Database.Database {
   } finally {
     if (previous !== undefined) process.umask(previous);
   }
-  for (const path of databaseFiles(file)) if (existsSync(path)) chmodSync(path, 0o600);
+  for (const path of databaseFiles(file)) {
+    try {
+      if (existsSync(path)) chmodSync(path, 0o600);
+    } catch {
+      // Owned by another user (the operator tool run as someone else): not ours to change.
+    }
+  }
   return db;
 }
 
