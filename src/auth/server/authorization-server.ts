@@ -24,7 +24,7 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const UNUSED_CLIENT_TTL_SECONDS = 24 * 3600;
 /**
  * How many registrations that never obtained a grant are kept (oldest removed first). With metadata of
- * at most 8 KiB each, anonymous registration can hold at most about 80 MB of the store; a person's
+ * at most 8 KiB each, anonymous registration can hold about 110 MB of SQLite at most; a person's
  * registration is evicted before its sign-in ends only if 10000 others arrive in between. No limit per
  * address: Claude registers on every connection, from a handful of addresses shared by whole teams.
  */
