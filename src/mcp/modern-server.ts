@@ -15,6 +15,7 @@ import type {
   ServerContext,
 } from '@modelcontextprotocol/server';
 import { translateRequestErrors } from './mcp-request-error.js';
+import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.js';
 import type { McpRequestErrorCode } from './mcp-request-error.js';
 import type { McpService } from './mcp-service.js';
 
@@ -71,7 +72,13 @@ export function createModernServerFactory(service: McpService, { cacheScope = 'p
   return function createModernServer(): Server {
     // The low-level Server (deprecated in v2 for hand use) keeps handlers shared across requests; an
     // McpServer would register the tools and convert their schemas again for every request.
-    const server = new Server(service.serverInfo, { capabilities: CAPABILITIES, instructions: service.instructions, cacheHints });
+    const server = new Server(service.serverInfo, {
+      capabilities: CAPABILITIES,
+      instructions: service.instructions,
+      cacheHints,
+      // server/discover answers the modern ones among them (the handler rejects legacy requests).
+      supportedProtocolVersions: [...SERVED_PROTOCOL_VERSIONS],
+    });
     server.setRequestHandler('tools/list', listTools);
     server.setRequestHandler('tools/call', callTool);
     server.setRequestHandler('resources/list', listResources);
