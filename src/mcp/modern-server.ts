@@ -61,6 +61,9 @@ export interface ModernServerOptions {
 /** Returns the `createMcpHandler` factory: a fresh, unconnected v2 `Server` per modern request. */
 export function createModernServerFactory(service: McpService, { cacheScope = 'private' }: ModernServerOptions = {}): (context: McpRequestContext) => Server {
   const hint = Object.freeze({ ttlMs: MODERN_LIST_TTL_MS, cacheScope });
+  // server/discover answers the modern ones among them (the handler rejects legacy requests). One
+  // array for every request: the SDK replaces its list rather than changing the one it is given.
+  const supportedProtocolVersions = [...SERVED_PROTOCOL_VERSIONS];
   const cacheHints = Object.freeze({ 'tools/list': hint, 'resources/list': hint, 'resources/read': hint, 'server/discover': hint });
   // The same frozen object the legacy era answers; v2 types JSON Schema values as JSON, 1.x as objects.
   const listTools = (): ListToolsResult => service.listToolsResult as unknown as ListToolsResult;
@@ -76,8 +79,7 @@ export function createModernServerFactory(service: McpService, { cacheScope = 'p
       capabilities: CAPABILITIES,
       instructions: service.instructions,
       cacheHints,
-      // server/discover answers the modern ones among them (the handler rejects legacy requests).
-      supportedProtocolVersions: [...SERVED_PROTOCOL_VERSIONS],
+      supportedProtocolVersions,
     });
     server.setRequestHandler('tools/list', listTools);
     server.setRequestHandler('tools/call', callTool);
