@@ -14,6 +14,12 @@ for (const entry of readdirSync(join(root, 'src'), { recursive: true })) inputs.
 const built = existsSync(stamp) ? statSync(stamp).mtimeMs : -1;
 const newest = Math.max(...inputs.filter((f) => existsSync(f)).map((f) => statSync(f).mtimeMs));
 if (built < newest || !existsSync(join(root, 'dist', 'src', 'main.js'))) {
+  // A first compile takes 10 s or more on a small machine: say so, on stderr, so a silent terminal is
+  // not taken for a hang and stdout stays the server's JSON log.
+  const reason = built < 0 ? 'no previous build' : 'sources changed since the last build';
+  process.stderr.write(`corpus-mcp: compiling TypeScript to dist/ (${reason}); this takes a few seconds, once...\n`);
+  const started = Date.now();
   execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
+  process.stderr.write(`corpus-mcp: compiled in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }

@@ -5,7 +5,8 @@
 //   npm run auth -- revoke <email>      end that person's access now
 //
 // In the container: `node dist/src/auth-tool.js grants`. Like main.ts, an entry point: it may use the console.
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { loadAuthDataDir, loadDatabaseUrl } from './config.js';
 import { openPostgresStore } from './store/open-postgres-store.js';
 import { openStore } from './store/open-store.js';
@@ -25,14 +26,26 @@ async function run(args: string[]): Promise<number> {
   // Where the server keeps them: the shared PostgreSQL when DATABASE_URL is set, else AUTH_DATA_DIR.
   const databaseUrl = loadDatabaseUrl();
   const dataDir = databaseUrl === undefined ? resolve(loadAuthDataDir()) : 'the PostgreSQL of DATABASE_URL';
+  // Opening the embedded store creates it: a mistyped or missing AUTH_DATA_DIR would then report
+  // "no one is signed in" about a new, empty store, and leave it behind.
+  if (databaseUrl === undefined && !existsSync(join(dataDir, 'auth.sqlite'))) {
+    console.error(
+      `no sign-in store at ${dataDir} (no auth.sqlite there). Set AUTH_DATA_DIR to the folder the server uses, ` +
+        'e.g. AUTH_DATA_DIR=/data npm run auth -- grants, or DATABASE_URL when the server keeps its records in PostgreSQL.',
+    );
+    return 1;
+  }
   const store = databaseUrl === undefined ? await openStore({ dataDir }) : await openPostgresStore({ databaseUrl });
   try {
     if (command === 'revoke') {
       const account = target!.toLowerCase();
+      // Counted before deleting: deleteAccount's count is of every record (grants, tokens, sessions),
+      // which is not the number of sign-ins `grants` lists.
+      const grants = (await store.list('Grant')).filter((grant) => grant.accountId === account).length;
       const removed = await store.deleteAccount(account);
       console.log(removed === 0
         ? `${account}: nothing to revoke (no grant, token or session in ${dataDir})`
-        : `${account}: access revoked (${removed} grants, tokens and sessions deleted); their access tokens fail at the next request`);
+        : `${account}: access revoked: ${grants} grant${grants === 1 ? '' : 's'} ended (${removed} stored records deleted: grants, tokens and sessions); their access tokens fail at the next request`);
       return 0;
     }
     const grants = await store.list('Grant');

@@ -30,6 +30,8 @@ describe('the bundled corpus', () => {
     ['claude mcp add transport http', /claude/i],
     ['session idle ttl', /session/i],
     ['bm25 ranking', /bm25|rank/i],
+    ['reload SIGHUP', /SIGHUP/],
+    ['rerank_results chunk_ids', /rerank_results/],
   ])('answers %j with a relevant passage', async (query, expected) => {
     const out = (await client.callTool({ name: 'search_documents', arguments: { query } })).structuredContent as {
       results: Array<{ chunk_id: string; snippet: string; title: string }>;
@@ -50,4 +52,27 @@ describe('the bundled corpus', () => {
     expect(out.results[0]).toMatchObject({ source, heading });
     expect(out.results[0]?.page).toBe(page);
   });
+
+  // What the corpus says about the server itself is what a model tells its user: claims that stopped
+  // being true must not come back.
+  it.each([
+    ['four read-only tools', /\bfour (read-only )?tools\b/i],
+    ['no file watcher', /no file watcher/i],
+    ['a restart drops sessions', /restart or a scale-out drops/i],
+    ['only three formats', /Markdown, plain-text or reStructuredText\s+files/i],
+    ['restart after editing', /restart the server after editing/i],
+  ])('no longer claims %s', async (_claim, stale) => {
+    texts ??= readAll();
+    for (const [source, text] of await texts) expect(text, source).not.toMatch(stale);
+  });
+  let texts: Promise<Array<[string, string]>> | undefined;
+  async function readAll(): Promise<Array<[string, string]>> {
+    const { documents } = (await client.callTool({ name: 'list_documents', arguments: { limit: 100 } })).structuredContent as {
+      documents: Array<{ source: string }>;
+    };
+    return Promise.all(documents.map(async ({ source }) => {
+      const doc = (await client.callTool({ name: 'get_document', arguments: { source, max_chars: 100000 } })).structuredContent as { text: string };
+      return [source, doc.text] as [string, string];
+    }));
+  }
 });

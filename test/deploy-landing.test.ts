@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
 import { escapeHtml, landingRoute, mcpUrl, renderLanding } from '../src/http/routes/landing.js';
+import { TOOLS } from '../src/mcp/tools/create-tools.js';
 
 describe('landingRoute', () => {
   const app = (publicUrl: string, stats = () => ({ documents: 7, chunks: 31 }) as { documents: number; chunks: number } | undefined) => {
@@ -48,6 +49,40 @@ describe('landingRoute', () => {
     const html = renderLanding({ publicUrl: 'https://d.example', stats: () => undefined, authRequired: true });
     expect(html).toContain('--header &quot;Authorization: Bearer $CORPUS_MCP_TOKEN&quot;');
     expect(html).toContain('&quot;Authorization&quot;: &quot;Bearer &lt;token&gt;&quot;');
+    expect(html).toContain('a bearer token that the operator of this server gave you');
+  });
+
+  it('lists every tool the server offers, with its title', () => {
+    const html = renderLanding({ publicUrl: 'https://d.example', stats: () => undefined });
+    expect(TOOLS.map((t) => t.name)).toContain('rerank_results');
+    for (const tool of TOOLS) expect(html).toContain(`<code>${tool.name}</code> — ${escapeHtml(tool.listing.title ?? '')}`);
+  });
+
+  it('tells a claude.ai user that a loopback URL cannot work there, and points to mcp-remote', () => {
+    const local = renderLanding({ publicUrl: 'http://127.0.0.1:8080', stats: () => undefined });
+    expect(local).toContain('will not work there');
+    expect(local).toContain('&quot;mcp-remote&quot;');
+    const deployed = renderLanding({ publicUrl: 'https://docs.example.com', stats: () => undefined });
+    expect(deployed).not.toContain('will not work there');
+    expect(deployed).toContain('Add custom connector');
+  });
+
+  it('with sign-in, tells the person they will sign in in a browser, and offers no token they do not have', () => {
+    const html = renderLanding({ publicUrl: 'https://d.example', stats: () => undefined, authRequired: true, oauth: true });
+    expect(html).toContain('opens a browser for you to sign in');
+    expect(html).not.toContain('operator');
+    expect(html).not.toContain('Authorization');
+  });
+
+  it('with sign-in and static tokens, mentions both ways in', () => {
+    const html = renderLanding({ publicUrl: 'https://d.example', stats: () => undefined, authRequired: true, oauth: true, staticTokens: true });
+    expect(html).toContain('sign in');
+    expect(html).toContain('bearer token that the operator gave you');
+  });
+
+  it('wraps long commands instead of running off the right edge', () => {
+    const html = renderLanding({ publicUrl: 'https://d.example', stats: () => undefined });
+    expect(html).toMatch(/pre\{[^}]*white-space:pre-wrap/);
   });
 });
 

@@ -52,6 +52,11 @@ describe('corpus-mcp over Streamable HTTP', () => {
       expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {}, logging: {} });
       expect(client.getInstructions()).toMatch(/search_documents/);
     });
+
+    it('names in its instructions every tool that tools/list returns', async () => {
+      const { tools } = await client.listTools();
+      for (const tool of tools) expect(client.getInstructions()).toContain(tool.name);
+    });
   });
 
   describe('tools/list', () => {

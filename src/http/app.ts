@@ -24,6 +24,8 @@ import type { Logger } from '../logger.js';
 import type { AppEnv } from './app-env.js';
 import { jsonRpcErrorBody, SERVER_ERROR } from './json-rpc-error.js';
 import { hostCheck } from './middleware/host-check.js';
+import { browserPage } from './middleware/browser-page.js';
+import { mcpUrl } from './routes/landing.js';
 import { healthRoutes } from './routes/health.js';
 import { serverCardRoutes } from './routes/server-card.js';
 import type { ServerCardAuthorization } from './routes/server-card.js';
@@ -208,6 +210,7 @@ export function createApp(options: AppOptions): CorpusApp {
   if (routes) app.route('/', routes);
 
   app.use('/mcp', hostCheck({ publicUrl }));
+  app.use('/mcp', browserPage({ mcpUrl: mcpUrl(publicUrl) }));
   for (const m of beforeMcp) app.use('/mcp', m);
   if (authenticate) app.use('/mcp', authenticate);
   // After authentication, so an anonymous caller cannot make the server buffer a body at all. The

@@ -114,6 +114,10 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     index,
     drainTimeoutMs: config.drainTimeoutMs,
     authRequired: authentication.required,
+    access: {
+      oauth: config.auth.login !== undefined || config.auth.oauth !== undefined,
+      staticTokens: config.auth.staticTokens.length > 0 || fileTokens.length > 0,
+    },
     semantic,
     ...(options.indexService ? { indexService: options.indexService } : {}),
     // Metrics tell an attacker how their brute force goes and what runs here: off loopback they are

@@ -43,6 +43,8 @@ export interface OperationsOptions {
   publicMetrics?: boolean;
   /** Whether /mcp requires credentials; the landing page then shows how to pass them. Default false. */
   authRequired?: boolean;
+  /** How credentials are had, for the landing page: OAuth sign-in, static tokens. Default neither. */
+  access?: { oauth: boolean; staticTokens: boolean };
   /** Embeddings state, exported as the corpus_mcp_semantic_state gauge. Default none (off). */
   semantic?: SemanticService;
   /** The service that builds and reloads the index: its reloads feed the metrics and /readyz. Default none. */
@@ -74,7 +76,7 @@ export interface Operations {
 }
 
 export function createOperations(options: OperationsOptions): Operations {
-  const { logger, publicUrl, index, drainTimeoutMs = SERVER_DEFAULTS.drainTimeoutMs, metricsGuard, authRequired = false, indexService, publicMetrics = true } = options;
+  const { logger, publicUrl, index, drainTimeoutMs = SERVER_DEFAULTS.drainTimeoutMs, metricsGuard, authRequired = false, access, indexService, publicMetrics = true } = options;
   const metrics = options.metrics ?? createMetrics();
   const { semantic } = options;
   if (semantic !== undefined) metrics.observeSemanticState(() => semantic.state.state);
@@ -88,7 +90,7 @@ export function createOperations(options: OperationsOptions): Operations {
   indexService?.onReload((reload) => metrics.recordIndexReload(reload));
 
   const routes = new Hono();
-  routes.get('/', landingRoute({ publicUrl, authRequired, stats: () => index.current?.index.stats }));
+  routes.get('/', landingRoute({ publicUrl, authRequired, ...access, stats: () => index.current?.index.stats }));
   const metricsApp = new Hono();
   if (metricsGuard) metricsApp.use('/metrics', metricsGuard);
   metricsApp.get('/metrics', metricsRoute({ metrics }));

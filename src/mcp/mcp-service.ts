@@ -92,7 +92,8 @@ class IndexNotReadyError extends Error {
 const INSTRUCTIONS =
   'This server gives read-only access to a folder of documents. Start with search_documents to find ' +
   'relevant passages; read one in full with get_chunk, or page through its document with get_document. ' +
-  'Use list_documents to see what the corpus contains. Cite documents by their source path.';
+  'Use list_documents to see what the corpus contains, and rerank_results to reorder candidate passages ' +
+  'against a question. Cite documents by their source path.';
 
 function toolResult(structured: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };

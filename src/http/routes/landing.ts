@@ -3,6 +3,8 @@
 // Content-Security-Policy forbids scripts outright, since PUBLIC_URL and titles come from outside.
 import type { Handler } from 'hono';
 import pkg from '../../../package.json' with { type: 'json' };
+import { isLoopbackHost } from '../../config.js';
+import { TOOLS } from '../../mcp/tools/create-tools.js';
 
 export interface LandingStats {
   documents: number;
@@ -14,8 +16,17 @@ export interface LandingOptions {
   publicUrl: string;
   /** Index size once built; undefined while it is still being built. */
   stats: () => LandingStats | undefined;
-  /** Whether requests need a bearer token; changes the connection instructions. Default false. */
+  /** Whether requests need credentials; changes the connection instructions. Default false. */
   authRequired?: boolean;
+  /**
+   * Whether clients can sign in through OAuth (the built-in sign-in or an external issuer): they then
+   * open a browser themselves, and no token is pasted. Default false.
+   */
+  oauth?: boolean;
+  /** Whether the operator hands out static bearer tokens (AUTH_TOKENS, AUTH_TOKENS_FILE). Default false. */
+  staticTokens?: boolean;
+  /** The tools listed, by name and title. Default the server's own tool table. */
+  tools?: readonly { name: string; title?: string | undefined }[];
   /** Shown in the title. Default the package name. */
   name?: string;
   /** Shown under the title. Default the package version. */
@@ -34,19 +45,44 @@ export function mcpUrl(publicUrl: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/mcp`;
 }
 
+/** How a person gets access, in one sentence, for each way the server is configured. */
+function accessSentence(authRequired: boolean, oauth: boolean, staticTokens: boolean): string {
+  if (!authRequired) return '';
+  if (oauth && staticTokens) {
+    return 'Requests need credentials: clients that support OAuth open a browser for you to sign in; others pass a bearer token that the operator gave you.';
+  }
+  if (oauth) return 'Requests need credentials: your client opens a browser for you to sign in with your team account the first time it connects.';
+  return 'Requests need a bearer token that the operator of this server gave you.';
+}
+
 export function renderLanding(options: LandingOptions): string {
-  const { publicUrl, stats, authRequired = false, name = pkg.name, version = pkg.version } = options;
+  const { publicUrl, stats, authRequired = false, oauth = false, staticTokens = !oauth, tools = TOOLS.map((t) => t.listing) } = options;
+  const { name = pkg.name, version = pkg.version } = options;
   const url = mcpUrl(publicUrl);
   const current = stats();
   const size = current
     ? `${current.documents} documents, ${current.chunks} chunks`
     : 'the index is still being built';
-  const header = authRequired ? ' --header "Authorization: Bearer $CORPUS_MCP_TOKEN"' : '';
+  // A token goes into the snippets only when a token is the way in: with OAuth the client signs in.
+  const tokenSnippets = authRequired && !oauth;
+  const header = tokenSnippets ? ' --header "Authorization: Bearer $CORPUS_MCP_TOKEN"' : '';
   const cursor = JSON.stringify(
-    { mcpServers: { corpus: authRequired ? { url, headers: { Authorization: 'Bearer <token>' } } : { url } } },
+    { mcpServers: { corpus: tokenSnippets ? { url, headers: { Authorization: 'Bearer <token>' } } : { url } } },
     null,
     2,
   );
+  const desktop = JSON.stringify(
+    { mcpServers: { corpus: { command: 'npx', args: ['-y', 'mcp-remote', url, ...(tokenSnippets ? ['--header', 'Authorization: Bearer <token>'] : [])] } } },
+    null,
+    2,
+  );
+  const loopback = isLoopbackHost(new URL(url).hostname);
+  const connector = loopback
+    ? `<p>Claude's connectors reach servers from the internet, so this address (on this machine only) will not work there.
+Deploy the server at a public HTTPS address and paste that address's <code>/mcp</code> URL, or use Claude Desktop through
+<code>mcp-remote</code> below.</p>`
+    : '<p>Settings → Connectors → Add custom connector, and paste the URL above.</p>';
+  const access = accessSentence(authRequired, oauth, staticTokens);
   const e = escapeHtml;
   return `<!doctype html>
 <html lang="en">
@@ -56,7 +92,8 @@ export function renderLanding(options: LandingOptions): string {
 <title>${e(name)}</title>
 <style>
 body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#222}
-code,pre{background:#f4f4f4;border-radius:4px}code{padding:.1rem .3rem}pre{padding:.7rem;overflow-x:auto}
+code,pre{background:#f4f4f4;border-radius:4px}code{padding:.1rem .3rem}
+pre{padding:.7rem;white-space:pre-wrap;overflow-wrap:anywhere}
 .muted{color:#666}
 </style>
 </head>
@@ -66,17 +103,22 @@ code,pre{background:#f4f4f4;border-radius:4px}code{padding:.1rem .3rem}pre{paddi
 <p>A <a href="https://modelcontextprotocol.io">Model Context Protocol</a> server that lets LLM clients
 search and cite this document collection. It has no web interface: connect an MCP client to</p>
 <pre id="mcp-url">${e(url)}</pre>
-${authRequired ? '<p>Requests need an access token: a bearer token from the operator, or OAuth sign-in where the client supports it.</p>' : ''}
+${access === '' ? '' : `<p id="access">${e(access)}</p>`}
 <h2>Connect</h2>
-<h3>Claude (claude.ai, desktop)</h3>
-<p>Settings → Connectors → Add custom connector, and paste the URL above.</p>
+<h3>Claude (claude.ai connectors)</h3>
+${connector}
+<h3>Claude Desktop, through mcp-remote</h3>
+<p>In <code>claude_desktop_config.json</code> (needs Node.js):</p>
+<pre>${e(desktop)}</pre>
 <h3>Claude Code</h3>
 <pre>${e(`claude mcp add --transport http corpus ${url}${header}`)}</pre>
 <h3>Cursor</h3>
 <p>In <code>~/.cursor/mcp.json</code>:</p>
 <pre>${e(cursor)}</pre>
 <h2>Tools</h2>
-<p><code>search_documents</code>, <code>get_chunk</code>, <code>get_document</code>, <code>list_documents</code>.</p>
+<ul id="tools">
+${tools.map((tool) => `<li><code>${e(tool.name)}</code>${tool.title ? ` — ${e(tool.title)}` : ''}</li>`).join('\n')}
+</ul>
 <p class="muted">Health: <a href="/healthz">/healthz</a> · readiness: <a href="/readyz">/readyz</a></p>
 </body>
 </html>
