@@ -55,7 +55,7 @@ describe('Dockerfile', () => {
   });
 
   it('documents how to run it locked down: read-only, no capabilities, no privilege change', () => {
-    for (const text of [read('Dockerfile'), read('README.md')]) {
+    for (const text of [read('Dockerfile'), read('docs/DEPLOY.md')]) {
       expect(text).toContain('--read-only --cap-drop ALL --security-opt no-new-privileges');
     }
   });
