@@ -43,9 +43,10 @@ export const MAX_EMBEDDING_DIMENSIONS = 8192;
 
 /**
  * Bytes one number of an answer may take in JSON: 24 for the longest a JSON writer prints
- * (`-2.2250738585072014e-308`), a comma, and room for a pretty-printer's newline and indent.
+ * (`-2.2250738585072014e-308`), a comma, and a pretty-printer's newline and indent (8 spaces at the
+ * vectors' depth with an indent of 2: 34 in all), rounded up.
  */
-const BYTES_PER_JSON_NUMBER = 32;
+export const BYTES_PER_JSON_NUMBER = 40;
 /** Bytes of one embedding's own envelope: `{"object":"embedding","index":2047,"embedding":[…]}` and whitespace. */
 const BYTES_PER_EMBEDDING = 256;
 
@@ -53,7 +54,7 @@ const BYTES_PER_EMBEDDING = 256;
  * The most bytes an answer for `texts` texts can take: every vector at the requested length (or the
  * longest accepted, MAX_EMBEDDING_DIMENSIONS, when the model's own is used: a model swapped behind the
  * same name may answer longer vectors, which the semantic service must see to embed again), plus slack.
- * At the defaults (64 texts, native length) 16.8 MB; at 1536 numbers 3.2 MB; for one query 0.3 MB.
+ * At the defaults (64 texts, native length) 21 MB; at 1536 numbers 3.9 MB; for one query 0.4 MB.
  */
 export function maxEmbeddingsAnswerBytes(texts: number, requestedDimensions: number | undefined): number {
   return texts * ((requestedDimensions ?? MAX_EMBEDDING_DIMENSIONS) * BYTES_PER_JSON_NUMBER + BYTES_PER_EMBEDDING) + ANSWER_SLACK_BYTES;
