@@ -54,7 +54,7 @@ const BYTES_PER_EMBEDDING = 256;
  * The most bytes an answer for `texts` texts can take: every vector at the requested length (or the
  * longest accepted, MAX_EMBEDDING_DIMENSIONS, when the model's own is used: a model swapped behind the
  * same name may answer longer vectors, which the semantic service must see to embed again), plus slack.
- * At the defaults (64 texts, native length) 21 MB; at 1536 numbers 3.9 MB; for one query 0.4 MB.
+ * At the defaults (64 texts, native length) 21 MB; at 1536 numbers 4.0 MB; for one query 0.4 MB.
  */
 export function maxEmbeddingsAnswerBytes(texts: number, requestedDimensions: number | undefined): number {
   return texts * ((requestedDimensions ?? MAX_EMBEDDING_DIMENSIONS) * BYTES_PER_JSON_NUMBER + BYTES_PER_EMBEDDING) + ANSWER_SLACK_BYTES;
