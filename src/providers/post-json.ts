@@ -120,6 +120,7 @@ async function readCapped(response: Response, maxBytes: number, abort: AbortCont
     pieces.push(value);
   }
 }
+
 export async function postJson(options: PostJsonOptions): Promise<unknown> {
   const doFetch = options.fetch ?? fetch;
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
