@@ -318,8 +318,13 @@ export function mcpHandler({
     const { session } = found;
     sessions.touch(sessionId); // the owner's request: refresh the idle timer and recency
     if (c.req.method === 'DELETE') {
+      // Revoke first, then close. Once the session has left the registry, a request for its id, here
+      // or on another replica, re-creates it from the id unless the revocation is already recorded.
+      if (session.expiresAt !== undefined) await sessions.revoke(sessionId, session.expiresAt);
       const response = await session.transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo') });
-      if (response.ok && session.expiresAt !== undefined) await sessions.revoke(sessionId, session.expiresAt);
+      // Refused (an unsupported MCP-Protocol-Version header): the id is revoked all the same, so the
+      // session ends with it rather than live on under an id that no longer re-creates it.
+      if (!response.ok) sessions.end(session);
       return response;
     }
     if (body === undefined) return session.transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo') });
