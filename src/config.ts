@@ -28,6 +28,15 @@ export const SERVER_DEFAULTS = Object.freeze({
   maxConcurrentPerSession: 16,
   // Two sessions' worth (2 × maxConcurrentPerSession) at once, over all of a principal's requests.
   maxConcurrentPerPrincipal: 32,
+  // Options of createApp only, no variable yet. With authentication off, per client address: four
+  // principals' worth, since a hosted client (Claude) sends all its users' requests from a handful of
+  // addresses, and behind a proxy every client shares the proxy's.
+  maxConcurrentPerAddress: 128,
+  // subscriptions/listen streams open at once: as many as sessions per principal (a client holds
+  // one per connection), and per client address with authentication off; one idle this long ends.
+  maxListenStreamsPerPrincipal: 32,
+  maxListenStreamsPerAddress: 256,
+  listenIdleSeconds: 600,
   writeTimeoutMs: 30_000,
   sessionMaxAgeSeconds: 86_400,
 });
@@ -98,8 +107,8 @@ export interface Config {
   /**
    * MAX_CONCURRENT_PER_PRINCIPAL: requests one authenticated principal may have in progress in this
    * process, over all its legacy sessions and modern requests together (a batch counts as its
-   * members; open GET streams do not count), 1–100000; more get 429. With authentication off, modern
-   * requests share one anonymous budget of this size. Default 32.
+   * members; open GET and listen streams do not count), 1–100000; more get 429. With authentication
+   * off, requests are bounded per client address instead (SERVER_DEFAULTS.maxConcurrentPerAddress). Default 32.
    */
   maxConcurrentPerPrincipal: number;
   /**

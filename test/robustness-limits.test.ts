@@ -271,7 +271,7 @@ describe('limits', () => {
       expect((await post(server.mcpUrl, ping('after'), as(TOKEN_A, session))).status).toBe(200);
     });
 
-    it('leaves legacy sessions bounded per session only when authentication is off', async () => {
+    it('bounds legacy sessions by session and client address, not by the principal bound, when authentication is off', async () => {
       const server = await start({ buildIndex: false, maxConcurrentPerSession: 1, maxConcurrentPerPrincipal: 1 });
       const [s1, s2] = [await openSession(server.mcpUrl), await openSession(server.mcpUrl)];
       const waiting = post(server.mcpUrl, toolCall(1), onSession(s1));
