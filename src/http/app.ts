@@ -69,9 +69,9 @@ export interface AppOptions {
    * ≥ 1; more get 429. See mcpHandler. Default MAX_CONCURRENT_PER_PRINCIPAL's.
    */
   maxConcurrentPerPrincipal?: number;
-  /** With authentication off, the same bound per client address, ≥ 1. Default SERVER_DEFAULTS.maxConcurrentPerAddress. */
+  /** With authentication off, the same bound per client address, ≥ 1. Default MAX_CONCURRENT_PER_ADDRESS's. */
   maxConcurrentPerAddress?: number;
-  /** Bounds on modern subscriptions/listen streams (see ListenStreamLimits). Defaults SERVER_DEFAULTS' maxListenStreams* and listenIdleSeconds. */
+  /** Bounds on modern subscriptions/listen streams (see ListenStreamLimits). Defaults MAX_LISTEN_STREAMS_PER_PRINCIPAL's, MAX_LISTEN_STREAMS_PER_ADDRESS's and LISTEN_IDLE_TTL's. */
   listenStreams?: Partial<ListenStreamLimits>;
   /** Longest a tool call waits for the index before it is answered with an error, in milliseconds. Default REQUEST_TIMEOUT_MS's (assemble passes that setting). */
   indexWaitMs?: number;
@@ -210,7 +210,7 @@ export function createApp(options: AppOptions): CorpusApp {
   const listen: ListenStreamLimits = {
     maxPerPrincipal: SERVER_DEFAULTS.maxListenStreamsPerPrincipal,
     maxPerAddress: SERVER_DEFAULTS.maxListenStreamsPerAddress,
-    idleMs: SERVER_DEFAULTS.listenIdleSeconds * 1000,
+    idleMs: SERVER_DEFAULTS.listenIdleTtlSeconds * 1000,
     ...listenStreams,
   };
   app.all('/mcp', mcpHandler({ durable, createServer, modern, logger, maxConcurrentPerSession, maxConcurrentPerPrincipal, maxConcurrentPerAddress, listen, onForeignSession, onRequestEra, onSessionLookup }));
