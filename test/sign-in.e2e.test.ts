@@ -24,10 +24,13 @@ const ADA = { email: 'ada@example.com' };
 const CIMD_URL = 'https://claude.example/oauth/client-metadata.json';
 
 /** The fetch the server uses for client ID metadata documents: serves Claude's document. */
+const CUSTOM_SCHEME_CIMD_URL = 'https://native.example/oauth/client-metadata.json';
+const CUSTOM_SCHEME_REDIRECT = 'myapp://claude.ai/callback';
 const cimdFetch = async (url: URL | string) => {
-  if (String(url) !== CIMD_URL) return new Response('not found', { status: 404 });
+  const document = { [CIMD_URL]: REDIRECT, [CUSTOM_SCHEME_CIMD_URL]: CUSTOM_SCHEME_REDIRECT }[String(url)];
+  if (document === undefined) return new Response('not found', { status: 404 });
   return Response.json({
-    client_id: CIMD_URL, client_name: 'Claude', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'],
+    client_id: String(url), client_name: 'Claude', application_type: 'native', redirect_uris: [document], grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'], token_endpoint_auth_method: 'none',
   });
 };
@@ -174,15 +177,31 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
 
   it.each([
     ['http://docs.attacker.example/callback', 400],
+    // Private-use schemes: any app may claim one, and the consent page could only show a fake "host".
+    ['myapp://claude.ai/callback', 400],
+    ['com.evil.app:/cb', 400],
     ['https://claude.ai/api/mcp/auth_callback', 201],
     ['http://127.0.0.1:7777/callback', 201],
-  ])('registers redirect URI %s with HTTP %i: https, or http on loopback only', async (uri, status) => {
-    const response = await fetch(`${server.url}/register`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ redirect_uris: [uri], token_endpoint_auth_method: 'none' }),
-    });
-    expect(response.status).toBe(status);
-    if (status === 400) expect(await response.json()).toMatchObject({ error: 'invalid_redirect_uri' });
+    ['http://localhost:33418/callback', 201],
+    ['http://[::1]:7777/callback', 201],
+  ])('registers redirect URI %s with HTTP %i: https, or http on loopback only, for web and native clients', async (uri, status) => {
+    for (const applicationType of ['web', 'native']) {
+      const response = await fetch(`${server.url}/register`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [uri], token_endpoint_auth_method: 'none', application_type: applicationType }),
+      });
+      expect({ applicationType, status: response.status }).toEqual({ applicationType, status });
+      if (status === 400) expect(await response.json()).toMatchObject({ error: 'invalid_redirect_uri' });
+      else await response.body?.cancel();
+    }
+  });
+
+  it('refuses a client ID metadata document whose redirect URI has a custom scheme, and issues no code', async () => {
+    const url = authorizeUrl(server, CUSTOM_SCHEME_CIMD_URL, pkcePair().challenge, { redirect_uri: CUSTOM_SCHEME_REDIRECT });
+    const { redirect, page } = await new Browser().follow(url, CUSTOM_SCHEME_REDIRECT);
+    expect(redirect).toBeUndefined();
+    expect(page!.status).toBe(400);
+    expect(await page!.text()).not.toContain('consent');
   });
 
   it.each([
@@ -241,7 +260,7 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
     const first = await browser.follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
     const html = await first.page!.text();
     expect(html).toContain('Claude');
-    expect(html).toContain('localhost:33418');
+    expect(html).toContain('<code>http://localhost:33418</code>'); // scheme and host of the redirect URI
     const form_ = consentForm(html)!;
     const refused = await browser.request(new URL(form_.action, server.url).href, form({ decision: 'allow' }));
     expect(refused.status).toBe(403);

@@ -59,6 +59,11 @@ export type InteractionOutcome =
 
 const page = (status: number, title: string, message: string): InteractionOutcome => ({ type: 'page', status, html: errorPage(title, message) });
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+/** https anywhere, or plain http on a loopback host; nothing else (no private-use schemes). */
+const isAcceptedRedirectUri = (uri: string) => {
+  const url = URL.parse(uri);
+  return url !== null && (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)));
+};
 
 export interface AuthorizationServer {
   readonly issuer: string;
@@ -105,15 +110,20 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     responseTypes: ['code'],
     // RFC 8252 and the MCP spec: redirect URIs are https, or plain http on a loopback host only (Claude
     // Code and other native clients listen on http://localhost:<port>/callback). oidc-provider alone
-    // accepts plain http on any host for a web client; this validator runs for every registration.
+    // accepts plain http on any host for a web client, and private-use schemes (`myapp://claude.ai/`,
+    // `com.example.app:/cb`) for a native one: a scheme any installed app may claim, whose "host" the
+    // consent page would show as if it were a destination. No MCP client we know of (Claude, Claude
+    // Code, Cursor, mcp-remote) registers one, so they are refused. This validator runs for every
+    // registration and every client ID metadata document.
     extraClientMetadata: {
       properties: [REDIRECT_POLICY],
       validator(_ctx, key, _value, metadata) {
         if (key !== REDIRECT_POLICY) return;
         for (const uri of (metadata.redirect_uris as string[] | undefined) ?? []) {
-          const url = URL.parse(uri);
-          if (url !== null && url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
-            throw Object.assign(new errors.InvalidRedirectUri(), { error_description: `redirect URI ${uri} must be https, or http on a loopback host (RFC 8252)` });
+          if (!isAcceptedRedirectUri(uri)) {
+            throw Object.assign(new errors.InvalidRedirectUri(), {
+              error_description: `redirect URI ${uri} must be https, or http on a loopback host (RFC 8252); custom schemes are not accepted`,
+            });
           }
         }
       },
@@ -230,7 +240,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         await store.put('ConsentCsrf', uid, { token: csrfToken }, { expiresAt: (interaction.exp ?? 0) * 1000 || Date.now() + 3600_000 });
         const html = consentPage({
           clientName: text(client.clientName) ?? clientId,
-          redirectHost: URL.canParse(redirectUri) ? new URL(redirectUri).host : redirectUri,
+          redirectOrigin: URL.canParse(redirectUri) ? new URL(redirectUri).origin : redirectUri,
           account: interaction.session?.accountId ?? 'unknown',
           serverName: new URL(issuer).host,
           action: `/interaction/${uid}/confirm`,
