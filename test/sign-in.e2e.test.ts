@@ -11,6 +11,7 @@ import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { decodeJwt } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   authorizeUrl, Browser, CLIENT_REDIRECT_URI as REDIRECT, consentForm, form, freePort, mcpStatus, pkcePair, register, startGithubUpstream, startOidcUpstream,
@@ -82,6 +83,12 @@ async function signIn(server: SignInServer, method: 'none' | 'client_secret_post
   const { status, body } = await tokenRequest(server, client, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier });
   expect(status).toBe(200);
   return { client, tokens: body as Required<Pick<TokenResponse, 'access_token' | 'refresh_token'>> };
+}
+
+/** The `scope` claim of an issued access token (a JWT), as a sorted list. */
+function scopeOf(accessToken: string): string[] {
+  const claims = decodeJwt(accessToken);
+  return typeof claims.scope === 'string' ? claims.scope.split(' ').sort() : [];
 }
 
 async function searchWith(server: SignInServer, provider: OAuthClientProvider): Promise<string> {
@@ -267,6 +274,27 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
     expect(refused.headers.get('location')).toBeNull();
     const forged = await browser.request(new URL(form_.action, server.url).href, form({ decision: 'allow', csrf: 'forged' }));
     expect(forged.status).toBe(403);
+  });
+
+  describe('what clients and directories read', () => {
+    it('keeps in its metadata what Claude needs to choose a client ID metadata document: the flag and the "none" auth method', async () => {
+      const metadata = await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json() as Record<string, unknown>;
+      expect(metadata.client_id_metadata_document_supported).toBe(true);
+      expect(metadata.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['none']));
+    });
+
+    it('keeps the grant\'s scope on a refresh that names none (as Claude Code sends it)', async () => {
+      const { client, tokens } = await signIn(server);
+      const granted = scopeOf(tokens.access_token);
+      expect(granted).toContain('mcp');
+      const refreshed = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+      expect(refreshed.status).toBe(200);
+      expect(scopeOf(refreshed.body.access_token!)).toEqual(granted);
+      expect(await mcpStatus(server, refreshed.body.access_token!)).toBe(200);
+      // And once more with the rotated token.
+      const again = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token! });
+      expect(scopeOf(again.body.access_token!)).toEqual(granted);
+    });
   });
 
   it('lets two refreshes of one token at once both succeed (grace window)', async () => {
