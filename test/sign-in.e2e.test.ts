@@ -22,6 +22,8 @@ import type { SignInServer, TokenResponse, Upstream } from './helpers/sign-in.js
 const SECRET = 'a-test-secret-that-is-long-enough-0123456789';
 const UPSTREAM_CLIENT = { id: 'corpus-upstream', secret: 'upstream-secret' };
 const ADA = { email: 'ada@example.com' };
+const BOB = { email: 'bob@example.com' };
+const EIGHT_HOURS_MS = 8 * 3600_000;
 const CIMD_URL = 'https://claude.example/oauth/client-metadata.json';
 
 /** The fetch the server uses for client ID metadata documents: serves Claude's document. */
@@ -74,10 +76,10 @@ class ClaudeProvider implements OAuthClientProvider {
 }
 
 /** Registers a client, signs in through the browser and redeems the code. */
-async function signIn(server: SignInServer, method: 'none' | 'client_secret_post' = 'none') {
+async function signIn(server: SignInServer, method: 'none' | 'client_secret_post' = 'none', browser = new Browser()) {
   const client = await register(server, method);
   const { verifier, challenge } = pkcePair();
-  const back = await new Browser().authorize(authorizeUrl(server, client.client_id, challenge), REDIRECT);
+  const back = await browser.authorize(authorizeUrl(server, client.client_id, challenge), REDIRECT);
   const code = back.searchParams.get('code');
   if (code === null) throw new Error(`no code: ${back.href}`);
   const { status, body } = await tokenRequest(server, client, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier });
@@ -341,6 +343,67 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
     expect(await mcpStatus(server, refreshed.body.access_token!)).toBe(200);
   });
 
+  it('keeps a browser signed in here for 8 hours from the upstream sign-in, not for weeks', async () => {
+    const browser = new Browser();
+    const before = Date.now();
+    await signIn(server, 'none', browser);
+    const session = browser.setCookies.filter((line) => line.startsWith('_session=')).at(-1);
+    const expires = Date.parse(/expires=([^;]+)/i.exec(session ?? '')?.[1] ?? '');
+    expect(expires).toBeGreaterThan(before + EIGHT_HOURS_MS - 60_000);
+    // The cookie's expiry is the stored session's (oidc-provider writes both from ttl.Session).
+    expect(expires).toBeLessThanOrEqual(Date.now() + EIGHT_HOURS_MS + 1000);
+  });
+
+  describe('after a restart with an allowlist that no longer names Ada', () => {
+    const restartWith = async (allowlist: Record<string, string>) => {
+      await server.close();
+      server = await startSignInServer({ ...env(), ALLOWED_EMAIL_DOMAINS: '', ...allowlist }, { port, dataDir, tuning: { fetch: cimdFetch } });
+    };
+    afterEach(async () => {
+      await server.close();
+      server = await start();
+    });
+
+    it('refuses her access token at /mcp and her refresh token with invalid_grant', async () => {
+      const { client, tokens } = await signIn(server);
+      expect(await mcpStatus(server, tokens.access_token)).toBe(200);
+      await restartWith({ ALLOWED_EMAILS: BOB.email });
+      expect(await mcpStatus(server, tokens.access_token)).toBe(401);
+      const refresh = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+      expect(refresh.status).toBe(400);
+      expect(refresh.body.error).toBe('invalid_grant');
+      expect(refresh.body.access_token).toBeUndefined();
+      expect(server.rawLog()).toContain('account no longer allowed');
+    });
+
+    it('sends her browser session to the upstream again for a new client instead of authorizing it as Ada', async () => {
+      const browser = new Browser();
+      await signIn(server, 'none', browser);
+      await restartWith({ ALLOWED_EMAILS: BOB.email });
+      // The upstream now signs in Bob at that browser: the consent page must name Bob, not Ada.
+      upstream.user = BOB;
+      const client = await register(server, 'none');
+      const visitedBefore = browser.visited.length;
+      const { page } = await browser.follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+      const html = await page!.text();
+      expect(browser.visited.slice(visitedBefore).some((url) => url.startsWith(upstream.url))).toBe(true);
+      expect(html).toContain(`signed in as <strong>${BOB.email}</strong>`);
+      expect(html).not.toContain(ADA.email);
+    });
+
+    it('denies her, through the upstream, when the upstream still signs in Ada', async () => {
+      const browser = new Browser();
+      await signIn(server, 'none', browser);
+      await restartWith({ ALLOWED_EMAILS: BOB.email });
+      const client = await register(server, 'none');
+      const visitedBefore = browser.visited.length;
+      const { redirect } = await browser.follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+      expect(browser.visited.slice(visitedBefore).some((url) => url.startsWith(upstream.url))).toBe(true);
+      expect(redirect?.searchParams.get('error')).toBe('access_denied');
+      expect(redirect?.searchParams.get('code')).toBeNull();
+    });
+  });
+
   it('ends access at once with `npm run auth -- revoke <email>`', async () => {
     const { client, tokens } = await signIn(server);
     const listed = await runAuthTool(['grants'], dataDir);
@@ -353,8 +416,13 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
     const refresh = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
     expect(refresh.body.error).toBe('invalid_grant');
     expect((await runAuthTool(['grants'], dataDir)).stdout).not.toContain(ADA.email);
-  });
+  }, 120_000); // three runs of the operator's tool, each a Node process compiling TypeScript
 });
+
+/** The listed organisation, as GitHub names it (ALLOWED_GITHUB_ORGS=our-team). */
+const OUR_TEAM = { id: 7001, login: 'Our-Team' };
+/** `count` organisations that are not listed, as a member of many would see them. */
+const otherOrgs = (count: number) => Array.from({ length: count }, (_, i) => ({ id: 100_000 + i, login: `other-org-${i}` }));
 
 describe('team sign-in with GitHub', () => {
   let github: Awaited<ReturnType<typeof startGithubUpstream>>;
@@ -377,7 +445,8 @@ describe('team sign-in with GitHub', () => {
   });
 
   it('signs in a member of an allowed organisation and serves a search', async () => {
-    github.user = { email: 'grace@personal.example', orgs: ['Our-Team'] };
+    // The first sign-in through a listed login pins that organisation's id.
+    github.user = { email: 'grace@personal.example', orgs: [OUR_TEAM] };
     const claude = new ClaudeProvider();
     expect(await auth(claude, { serverUrl: server.mcpUrl })).toBe('REDIRECT');
     const back = await new Browser().authorize(claude.authorizationUrl!.href, REDIRECT);
@@ -387,10 +456,54 @@ describe('team sign-in with GitHub', () => {
   });
 
   it('denies a GitHub user outside the organisation with access_denied', async () => {
-    github.user = { email: 'mallory@personal.example', orgs: ['another-org'] };
+    github.user = { email: 'mallory@personal.example', orgs: [{ id: 5, login: 'another-org' }] };
     const client = await register(server, 'none');
     const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
     expect(redirect?.searchParams.get('error')).toBe('access_denied');
     expect(redirect?.searchParams.get('code')).toBeNull();
+  });
+
+  it('reads every page of the organisations: the listed one on page 2 of 150 admits', async () => {
+    github.user = { email: 'linus@personal.example', orgs: [...otherOrgs(120), OUR_TEAM, ...otherOrgs(150).slice(120)] };
+    const { tokens } = await signIn(server);
+    expect(await mcpStatus(server, tokens.access_token)).toBe(200);
+  });
+
+  it('refuses an organisation with the listed login but another id (the name re-registered)', async () => {
+    github.user = { email: 'mallory@personal.example', orgs: [{ id: 666, login: 'our-team' }] };
+    const client = await register(server, 'none');
+    const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+    expect(redirect?.searchParams.get('error')).toBe('access_denied');
+    expect(redirect?.searchParams.get('code')).toBeNull();
+  });
+
+  it('asks GitHub again on refresh: a member who left the organisation is refused (organisation on page 2)', async () => {
+    const margaret = { email: 'margaret@personal.example', orgs: [...otherOrgs(130), OUR_TEAM] };
+    github.user = margaret;
+    const { client, tokens } = await signIn(server);
+    const still = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(still.status).toBe(200);
+    margaret.orgs = otherOrgs(130);
+    const refused = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: still.body.refresh_token! });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('invalid_grant');
+    // What GitHub said is kept: her access tokens are refused from now on, not only at their expiry.
+    expect(await mcpStatus(server, still.body.access_token!)).toBe(401);
+    expect(server.rawLog()).not.toMatch(/gho_[0-9a-f]{24}/);
+  });
+
+  it('refuses a refresh once the person revoked the app at GitHub', async () => {
+    const ken = { email: 'ken@personal.example', orgs: [OUR_TEAM] };
+    github.user = ken;
+    const { client, tokens } = await signIn(server);
+    github.revoke(ken.email);
+    const refused = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(refused.body.error).toBe('invalid_grant');
+  });
+
+  it('keeps the GitHub token only encrypted', async () => {
+    const stored = await server.store.get('Account', 'grace@personal.example');
+    expect(stored?.payload).toMatchObject({ provider: 'github', githubOrgs: [{ id: OUR_TEAM.id, login: 'our-team' }] });
+    expect(JSON.stringify(stored?.payload)).not.toMatch(/gho_/);
   });
 });

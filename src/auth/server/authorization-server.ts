@@ -1,11 +1,11 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Provider, { errors } from 'oidc-provider';
+import Provider, { errors, interactionPolicy } from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { silentLogger } from '../../logger.js';
 import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/store.js';
-import type { Allowlist } from './allowlist.js';
+import type { Accounts } from './accounts.js';
 import { consentPage, errorPage } from './consent-page.js';
 import { deriveKeys } from './keys.js';
 import { RESOURCE_SCOPE, UPSTREAM_CALLBACK_PATH } from './protocol.js';
@@ -21,6 +21,13 @@ const REDIRECT_POLICY = 'urn:corpus-mcp:redirect-uri-policy';
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** How long a registration that never obtained a grant is kept, seconds. */
 const UNUSED_CLIENT_TTL_SECONDS = 24 * 3600;
+/**
+ * How long a browser's sign-in here lasts, seconds from the upstream sign-in (absolute: using it does
+ * not extend it). Past it, the next authorization asks the upstream again, so someone signed out
+ * there, or another person at the same browser, is not taken for the last one. Hours, not the weeks
+ * a refresh token lives.
+ */
+const SIGN_IN_SESSION_TTL_SECONDS = 8 * 3600;
 
 export type AuthorizationServerEvent = 'signin' | 'denied' | 'revoked';
 
@@ -33,7 +40,8 @@ export interface AuthorizationServerOptions {
   secret: string;
   store: Store;
   upstream: UpstreamLogin;
-  allowlist: Allowlist;
+  /** Who may still use the server: decided at sign-in, and again on every refresh and sign-in session. */
+  accounts: Accounts;
   /** ACCESS_TOKEN_TTL, seconds. */
   accessTokenTtlSeconds: number;
   /** REFRESH_TOKEN_TTL, seconds, absolute from the sign-in. */
@@ -83,6 +91,28 @@ export interface AuthorizationServer {
 }
 
 /**
+ * oidc-provider's login and consent prompts, and one more login check: a sign-in session whose account
+ * `findAccount` no longer returns (removed from the allowlist, left the organisation) is sent to the
+ * upstream again instead of being taken as that person. The session's login is forgotten there and
+ * then, so the upstream sign-in that follows starts a new one rather than an account switch (which
+ * oidc-provider would answer with a logout form).
+ */
+function interactionPolicyOf() {
+  const { base, Check } = interactionPolicy;
+  const policy = base();
+  policy.get('login')!.checks.add(
+    new Check('account_refused', 'the signed-in account may no longer use this server', (ctx) => {
+      const session = ctx.oidc.session;
+      if (session?.accountId === undefined || ctx.oidc.account !== undefined) return Check.NO_NEED_TO_PROMPT;
+      for (const key of ['accountId', 'loginTs', 'amr', 'acr', 'authorizations'] as const) Reflect.deleteProperty(session, key);
+      session.resetIdentifier();
+      return Check.REQUEST_PROMPT;
+    }),
+  );
+  return policy;
+}
+
+/**
  * The built-in OAuth 2.1 authorization server: oidc-provider configured for MCP clients (DCR and
  * client ID metadata documents, PKCE S256 required, RFC 8707 resource indicators with one resource,
  * RFC 9207 `iss`, rotating refresh tokens with a grace window), storing through `store`, with sign-in
@@ -90,7 +120,7 @@ export interface AuthorizationServer {
  */
 export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
   const {
-    issuer, resource, secret, store, upstream, allowlist, accessTokenTtlSeconds, refreshTokenTtlSeconds,
+    issuer, resource, secret, store, upstream, accounts, accessTokenTtlSeconds, refreshTokenTtlSeconds,
     refreshGraceMs, logger = silentLogger, onEvent = () => {}, fetch: fetchImpl,
   } = options;
   const keys = deriveKeys(secret);
@@ -102,7 +132,25 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     adapter: createStoreAdapter(store, { unusedClientTtlSeconds: UNUSED_CLIENT_TTL_SECONDS, refreshGraceMs }),
     jwks: { keys: [keys.signing] },
     cookies: { keys: keys.cookieKeys },
-    async findAccount(_ctx, id) {
+    // Every code exchange, refresh and authorization with a sign-in session asks whether the account may
+    // still use the server, by the running allowlist; a refresh also asks GitHub for the person's
+    // organisations again. An account refused here is "not found": a refresh or code exchange gets
+    // invalid_grant, and a sign-in session is sent upstream again (ACCOUNT_REFUSED below).
+    async findAccount(ctx, id) {
+      const refresh = ctx.oidc?.route === 'token' && ctx.oidc.params?.grant_type === 'refresh_token';
+      let decision;
+      try {
+        decision = await accounts.standing(id, { recheckUpstream: refresh });
+      } catch (error) {
+        if (!(error instanceof UpstreamLoginError)) throw error;
+        logger.warn({ err: error, account: id }, 'account could not be re-checked upstream');
+        throw Object.assign(new errors.TemporarilyUnavailable(`the sign-in provider could not be asked whether ${id} may still use this server; try again later`), { status: 503, statusCode: 503 });
+      }
+      if (!decision.allowed) {
+        logger.warn({ account: id, reason: decision.reason, route: ctx.oidc?.route }, 'account no longer allowed');
+        onEvent('denied');
+        return undefined;
+      }
       return { accountId: id, claims: async () => ({ sub: id, email: id, email_verified: true }) };
     },
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
@@ -141,7 +189,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       authorization: '/authorize', token: '/token', registration: '/register', revocation: '/revoke', jwks: '/jwks',
       userinfo: '/userinfo', end_session: '/logout',
     },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}`, policy: interactionPolicyOf() },
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
@@ -169,7 +217,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       AuthorizationCode: 60,
       Interaction: 3600,
       Grant: refreshTokenTtlSeconds,
-      Session: refreshTokenTtlSeconds,
+      Session(_ctx, session) {
+        const signedIn = (session as { loginTs?: number }).loginTs ?? Math.floor(Date.now() / 1000);
+        return Math.max(1, signedIn + Math.min(SIGN_IN_SESSION_TTL_SECONDS, refreshTokenTtlSeconds) - Math.floor(Date.now() / 1000));
+      },
       // Absolute: a rotated token inherits what is left of the first one's lifetime.
       RefreshToken(_ctx, token) {
         const first = (token as { iiat?: number }).iiat ?? Math.floor(Date.now() / 1000);
@@ -272,16 +323,16 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         return finish(req, res, { error: 'access_denied', error_description: 'the sign-in was cancelled at the identity provider' }, false);
       }
       const saved = Object.fromEntries(Object.entries(record.payload).filter((e): e is [string, string] => typeof e[1] === 'string'));
-      let identity;
+      let signedIn;
       try {
-        identity = await upstream.finish(new URL(`${callbackUrl}?${query.toString()}`), saved);
+        signedIn = await upstream.finish(new URL(`${callbackUrl}?${query.toString()}`), saved);
       } catch (error) {
         logger.warn({ err: error }, 'upstream sign-in failed');
         return page(502, 'Sign-in failed', error instanceof UpstreamLoginError ? error.message : 'The identity provider did not confirm the sign-in.');
       }
-      const decision = allowlist(identity);
+      const decision = await accounts.admit(signedIn);
       if (!decision.allowed) {
-        logger.warn({ provider: upstream.provider, emails: identity.verifiedEmails, reason: decision.reason }, 'sign-in denied');
+        logger.warn({ provider: upstream.provider, emails: signedIn.identity.verifiedEmails, reason: decision.reason }, 'sign-in denied');
         onEvent('denied');
         return finish(req, res, { error: 'access_denied', error_description: 'this account is not allowed to use this server' }, false);
       }
