@@ -404,6 +404,35 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
     });
   });
 
+  describe('with REQUIRE_HOSTED_DOMAIN (Google Workspace `hd`)', () => {
+    beforeAll(async () => {
+      await server.close();
+      server = await startSignInServer({ ...env(), REQUIRE_HOSTED_DOMAIN: 'true' }, { port, dataDir, tuning: { fetch: cimdFetch } });
+    });
+    afterAll(async () => {
+      await server.close();
+      server = await start();
+    });
+
+    it('admits an address of an allowed domain whose account that Workspace manages', async () => {
+      upstream.user = { email: 'carol@example.com', hd: 'example.com' };
+      const { tokens } = await signIn(server);
+      expect(await mcpStatus(server, tokens.access_token)).toBe(200);
+    });
+
+    it.each([
+      ['without `hd` (a personal Google account opened with the work address)', { email: 'dave@example.com' }],
+      ['with another Workspace\'s `hd`', { email: 'dave@example.com', hd: 'elsewhere.example' }],
+    ])('denies an address of an allowed domain %s', async (_label, user) => {
+      upstream.user = user;
+      const client = await register(server, 'none');
+      const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+      expect(redirect?.searchParams.get('error')).toBe('access_denied');
+      expect(redirect?.searchParams.get('code')).toBeNull();
+      expect(server.rawLog()).toContain('not managed by it');
+    });
+  });
+
   it('ends access at once with `npm run auth -- revoke <email>`', async () => {
     const { client, tokens } = await signIn(server);
     const listed = await runAuthTool(['grants'], dataDir);
