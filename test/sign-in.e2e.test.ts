@@ -530,6 +530,21 @@ describe('team sign-in with GitHub', () => {
     expect(refused.body.error).toBe('invalid_grant');
   });
 
+  it('answers a refresh 503 temporarily_unavailable while GitHub is down, and the refresh token still works after', async () => {
+    github.user = { email: 'barbara@personal.example', orgs: [OUR_TEAM] };
+    const { client, tokens } = await signIn(server);
+    github.outage.on = true;
+    try {
+      const down = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+      expect(down.status).toBe(503);
+      expect(down.body.error).toBe('temporarily_unavailable');
+    } finally {
+      github.outage.on = false;
+    }
+    const after = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(after.status).toBe(200);
+  });
+
   it('keeps the GitHub token only encrypted', async () => {
     const stored = await server.store.get('Account', 'grace@personal.example');
     expect(stored?.payload).toMatchObject({ provider: 'github', githubOrgs: [{ id: OUR_TEAM.id, login: 'our-team' }] });

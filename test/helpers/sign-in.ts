@@ -120,9 +120,9 @@ export async function startOidcUpstream(callbackUrl: string, client: { id: strin
  * GitHub's REST API does for that token (the organisations in pages of `per_page`, at most 100, linked
  * by a `Link: <…>; rel="next"` header). A token answers for the user object it was issued to: change
  * that object's `orgs` to change what GitHub says about them. `revoke(email)` makes their tokens fail
- * with 401, as GitHub does for a token revoked by its user.
+ * with 401, as GitHub does for a token revoked by its user; `outage.on` makes the API answer 503.
  */
-export async function startGithubUpstream(client: { id: string; secret: string }): Promise<Upstream & { apiUrl: string; revoke(email: string): void }> {
+export async function startGithubUpstream(client: { id: string; secret: string }): Promise<Upstream & { apiUrl: string; revoke(email: string): void; outage: { on: boolean } }> {
   const state: { user: UpstreamUser } = { user: { email: 'nobody@example.com' } };
   const codes = new Map<string, UpstreamUser>();
   const tokens = new Map<string, UpstreamUser>();
@@ -147,6 +147,9 @@ export async function startGithubUpstream(client: { id: string; secret: string }
     return c.json({ access_token: token, token_type: 'bearer', scope: 'read:user,user:email,read:org' });
   });
   const revoked = new Set<string>();
+  const outage = { on: false };
+  // GitHub down: every API call answers 503.
+  app.use('/api/*', async (c, next) => (outage.on ? c.json({ message: 'Service Unavailable' }, 503) : next()));
   const who = (authorization: string | undefined) => {
     const user = tokens.get((authorization ?? '').replace(/^Bearer /, ''));
     return user && !revoked.has(user.email) ? user : undefined;
@@ -188,6 +191,7 @@ export async function startGithubUpstream(client: { id: string; secret: string }
     url,
     apiUrl: `${url}/api`,
     revoke: (email) => void revoked.add(email),
+    outage,
     get user() { return state.user; },
     set user(user) { state.user = user; },
     close: () => closeServer(server),
