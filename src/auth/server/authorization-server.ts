@@ -135,7 +135,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     // Every code exchange, refresh and authorization with a sign-in session asks whether the account may
     // still use the server, by the running allowlist; a refresh also asks GitHub for the person's
     // organisations again. An account refused here is "not found": a refresh or code exchange gets
-    // invalid_grant, and a sign-in session is sent upstream again (ACCOUNT_REFUSED below).
+    // invalid_grant, and a sign-in session is sent upstream again (the `account_refused` login check).
     async findAccount(ctx, id) {
       const refresh = ctx.oidc?.route === 'token' && ctx.oidc.params?.grant_type === 'refresh_token';
       let decision;
@@ -144,7 +144,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       } catch (error) {
         if (!(error instanceof UpstreamLoginError)) throw error;
         logger.warn({ err: error, account: id }, 'account could not be re-checked upstream');
-        throw Object.assign(new errors.TemporarilyUnavailable(`the sign-in provider could not be asked whether ${id} may still use this server; try again later`), { status: 503, statusCode: 503 });
+        throw Object.assign(new errors.TemporarilyUnavailable('the sign-in provider could not be reached to re-check this account; try again later'), { status: 503, statusCode: 503 });
       }
       if (!decision.allowed) {
         logger.warn({ account: id, reason: decision.reason, route: ctx.oidc?.route }, 'account no longer allowed');
