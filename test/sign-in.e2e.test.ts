@@ -354,6 +354,15 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
     expect(expires).toBeLessThanOrEqual(Date.now() + EIGHT_HOURS_MS + 1000);
   });
 
+  it('keeps serving a sign-in from before accounts were kept, decided on its account id (the admitted email) alone', async () => {
+    upstream.user = ADA;
+    const { client, tokens } = await signIn(server);
+    await server.store.delete('Account', ADA.email);
+    expect(await mcpStatus(server, tokens.access_token)).toBe(200);
+    const refreshed = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(refreshed.status).toBe(200);
+  });
+
   describe('after a restart with an allowlist that no longer names Ada', () => {
     const restartWith = async (allowlist: Record<string, string>) => {
       await server.close();
