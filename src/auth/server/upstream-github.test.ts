@@ -38,7 +38,7 @@ describe('createGithubUpstream > recheck', () => {
       if (url.pathname === '/user/emails') return json(res, [{ email: 'Ada@Example.com', verified: true, primary: true }]);
       const page = Number(url.searchParams.get('page') ?? 1);
       const next = mode === 'foreign-next' ? `${elsewhere.url}/user/orgs?page=2` : `${api.url}/user/orgs?per_page=100&page=${page + 1}`;
-      const link = page < 3 ? { link: `<${api.url}/user/orgs?per_page=100&page=3>; rel="last", <${next}>; rel="next"` } : {};
+      const link: Record<string, string> = page < 3 ? { link: `<${api.url}/user/orgs?per_page=100&page=3>; rel="last", <${next}>; rel="next"` } : {};
       return json(res, orgs.slice((page - 1) * 100, page * 100), 200, link);
     });
   });
