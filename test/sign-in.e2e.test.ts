@@ -508,6 +508,10 @@ describe('team sign-in with GitHub', () => {
   });
 
   it('refuses an organisation with the listed login but another id (the name re-registered)', async () => {
+    // A member's sign-in has pinned the listed login to its id (in this test too, whatever ran before).
+    github.user = { email: 'grace@personal.example', orgs: [OUR_TEAM] };
+    await signIn(server);
+    expect((await server.store.get('GithubOrgPin', 'our-team'))?.payload).toEqual({ id: OUR_TEAM.id });
     github.user = { email: 'mallory@personal.example', orgs: [{ id: 666, login: 'our-team' }] };
     const client = await register(server, 'none');
     const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
@@ -555,6 +559,8 @@ describe('team sign-in with GitHub', () => {
   });
 
   it('keeps the GitHub token only encrypted', async () => {
+    github.user = { email: 'grace@personal.example', orgs: [OUR_TEAM] };
+    await signIn(server);
     const stored = await server.store.get('Account', 'grace@personal.example');
     expect(stored?.payload).toMatchObject({ provider: 'github', githubOrgs: [{ id: OUR_TEAM.id, login: 'our-team' }] });
     expect(JSON.stringify(stored?.payload)).not.toMatch(/gho_/);
