@@ -363,6 +363,17 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
     expect(refreshed.status).toBe(200);
   });
 
+  it('lets a browser signed in here within its 8 hours connect another client without the upstream', async () => {
+    upstream.user = ADA;
+    const browser = new Browser();
+    await signIn(server, 'none', browser);
+    const client = await register(server, 'none');
+    const visitedBefore = browser.visited.length;
+    const { page } = await browser.follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+    expect(await page!.text()).toContain(`signed in as <strong>${ADA.email}</strong>`);
+    expect(browser.visited.slice(visitedBefore).some((url) => url.startsWith(upstream.url))).toBe(false);
+  });
+
   describe('after a restart with an allowlist that no longer names Ada', () => {
     const restartWith = async (allowlist: Record<string, string>) => {
       await server.close();
