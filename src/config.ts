@@ -280,6 +280,12 @@ export interface LoginConfig {
   allowedEmails: string[];
   allowedEmailDomains: string[];
   allowedGithubOrgs: string[];
+  /**
+   * REQUIRE_HOSTED_DOMAIN (oidc, Google Workspace): admission by ALLOWED_EMAIL_DOMAINS also needs the ID
+   * token's `hd` claim to be one of those domains, so a personal Google account opened with a work
+   * address is refused. Default false.
+   */
+  requireHostedDomain: boolean;
   /** ALLOW_ANY_LOGIN: admit anyone the upstream provider signs in with a verified email. Default false. */
   allowAnyLogin: boolean;
   /** AUTH_SECRET (≥ 32 characters): signing and cookie keys derive from it. */
@@ -525,6 +531,7 @@ const loginSchema = z.object({
   ALLOWED_EMAILS: text,
   ALLOWED_EMAIL_DOMAINS: text,
   ALLOWED_GITHUB_ORGS: text,
+  REQUIRE_HOSTED_DOMAIN: boolean,
   ALLOW_ANY_LOGIN: boolean,
   AUTH_DATA_DIR: text,
   ACCESS_TOKEN_TTL: integer(60, 86_400),
@@ -586,6 +593,10 @@ function readLogin(env: Readonly<Record<string, string | undefined>>): { login: 
   for (const email of allowedEmails) {
     if (!/^[^@\s]+@[^@\s]+$/.test(email)) problems.push(`ALLOWED_EMAILS entry ${JSON.stringify(email)}: is not an email address`);
   }
+  const requireHostedDomain = l.REQUIRE_HOSTED_DOMAIN ?? false;
+  if (requireHostedDomain && (provider !== 'oidc' || allowedEmailDomains.length === 0)) {
+    problems.push('REQUIRE_HOSTED_DOMAIN="true": checks the `hd` claim of Google Workspace against ALLOWED_EMAIL_DOMAINS; it needs LOGIN_PROVIDER=oidc and ALLOWED_EMAIL_DOMAINS');
+  }
   const allowAnyLogin = l.ALLOW_ANY_LOGIN ?? false;
   if (!allowAnyLogin && allowedEmails.length + allowedEmailDomains.length + allowedGithubOrgs.length === 0) {
     problems.push(
@@ -607,6 +618,7 @@ function readLogin(env: Readonly<Record<string, string | undefined>>): { login: 
       allowedEmails,
       allowedEmailDomains,
       allowedGithubOrgs,
+      requireHostedDomain,
       allowAnyLogin,
       secret: secret!,
       dataDir: l.AUTH_DATA_DIR ?? DEFAULT_AUTH_DATA_DIR,

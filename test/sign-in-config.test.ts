@@ -48,6 +48,16 @@ describe('loadConfig > team sign-in (LOGIN_PROVIDER)', () => {
     expect(loadConfig({ ...open, ALLOW_ANY_LOGIN: 'true' }).auth.login?.allowAnyLogin).toBe(true);
   });
 
+  it('reads REQUIRE_HOSTED_DOMAIN (Google Workspace `hd`), off by default, and refuses it without oidc and ALLOWED_EMAIL_DOMAINS', () => {
+    expect(loadConfig(GOOGLE).auth.login?.requireHostedDomain).toBe(false);
+    expect(loadConfig({ ...GOOGLE, REQUIRE_HOSTED_DOMAIN: 'true' }).auth.login?.requireHostedDomain).toBe(true);
+    const { ALLOWED_EMAIL_DOMAINS: _unused, ...noDomains } = GOOGLE;
+    expect(problemsOf({ ...noDomains, ALLOWED_EMAILS: 'ada@example.com', REQUIRE_HOSTED_DOMAIN: 'true' }).join('\n')).toContain(
+      'REQUIRE_HOSTED_DOMAIN="true": checks the `hd` claim of Google Workspace against ALLOWED_EMAIL_DOMAINS; it needs LOGIN_PROVIDER=oidc and ALLOWED_EMAIL_DOMAINS',
+    );
+    expect(problemsOf({ ...GOOGLE, LOGIN_PROVIDER: 'github', LOGIN_OIDC_ISSUER: '', REQUIRE_HOSTED_DOMAIN: 'true' }).join('\n')).toContain('REQUIRE_HOSTED_DOMAIN="true"');
+  });
+
   it('reads REFRESH_TOKEN_GRACE in seconds (every replica must agree on it)', () => {
     expect(loadConfig({ ...GOOGLE, REFRESH_TOKEN_GRACE: '5' }).auth.login?.refreshGraceSeconds).toBe(5);
   });

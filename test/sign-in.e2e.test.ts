@@ -11,6 +11,7 @@ import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { decodeJwt } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   authorizeUrl, Browser, CLIENT_REDIRECT_URI as REDIRECT, consentForm, form, freePort, mcpStatus, pkcePair, register, startGithubUpstream, startOidcUpstream,
@@ -21,13 +22,18 @@ import type { SignInServer, TokenResponse, Upstream } from './helpers/sign-in.js
 const SECRET = 'a-test-secret-that-is-long-enough-0123456789';
 const UPSTREAM_CLIENT = { id: 'corpus-upstream', secret: 'upstream-secret' };
 const ADA = { email: 'ada@example.com' };
+const BOB = { email: 'bob@example.com' };
+const EIGHT_HOURS_MS = 8 * 3600_000;
 const CIMD_URL = 'https://claude.example/oauth/client-metadata.json';
 
 /** The fetch the server uses for client ID metadata documents: serves Claude's document. */
+const CUSTOM_SCHEME_CIMD_URL = 'https://native.example/oauth/client-metadata.json';
+const CUSTOM_SCHEME_REDIRECT = 'myapp://claude.ai/callback';
 const cimdFetch = async (url: URL | string) => {
-  if (String(url) !== CIMD_URL) return new Response('not found', { status: 404 });
+  const document = { [CIMD_URL]: REDIRECT, [CUSTOM_SCHEME_CIMD_URL]: CUSTOM_SCHEME_REDIRECT }[String(url)];
+  if (document === undefined) return new Response('not found', { status: 404 });
   return Response.json({
-    client_id: CIMD_URL, client_name: 'Claude', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'],
+    client_id: String(url), client_name: 'Claude', application_type: 'native', redirect_uris: [document], grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'], token_endpoint_auth_method: 'none',
   });
 };
@@ -70,15 +76,21 @@ class ClaudeProvider implements OAuthClientProvider {
 }
 
 /** Registers a client, signs in through the browser and redeems the code. */
-async function signIn(server: SignInServer, method: 'none' | 'client_secret_post' = 'none') {
+async function signIn(server: SignInServer, method: 'none' | 'client_secret_post' = 'none', browser = new Browser()) {
   const client = await register(server, method);
   const { verifier, challenge } = pkcePair();
-  const back = await new Browser().authorize(authorizeUrl(server, client.client_id, challenge), REDIRECT);
+  const back = await browser.authorize(authorizeUrl(server, client.client_id, challenge), REDIRECT);
   const code = back.searchParams.get('code');
   if (code === null) throw new Error(`no code: ${back.href}`);
   const { status, body } = await tokenRequest(server, client, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier });
   expect(status).toBe(200);
   return { client, tokens: body as Required<Pick<TokenResponse, 'access_token' | 'refresh_token'>> };
+}
+
+/** The `scope` claim of an issued access token (a JWT), as a sorted list. */
+function scopeOf(accessToken: string): string[] {
+  const claims = decodeJwt(accessToken);
+  return typeof claims.scope === 'string' ? claims.scope.split(' ').sort() : [];
 }
 
 async function searchWith(server: SignInServer, provider: OAuthClientProvider): Promise<string> {
@@ -174,15 +186,31 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
 
   it.each([
     ['http://docs.attacker.example/callback', 400],
+    // Private-use schemes: any app may claim one, and the consent page could only show a fake "host".
+    ['myapp://claude.ai/callback', 400],
+    ['com.evil.app:/cb', 400],
     ['https://claude.ai/api/mcp/auth_callback', 201],
     ['http://127.0.0.1:7777/callback', 201],
-  ])('registers redirect URI %s with HTTP %i: https, or http on loopback only', async (uri, status) => {
-    const response = await fetch(`${server.url}/register`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ redirect_uris: [uri], token_endpoint_auth_method: 'none' }),
-    });
-    expect(response.status).toBe(status);
-    if (status === 400) expect(await response.json()).toMatchObject({ error: 'invalid_redirect_uri' });
+    ['http://localhost:33418/callback', 201],
+    ['http://[::1]:7777/callback', 201],
+  ])('registers redirect URI %s with HTTP %i: https, or http on loopback only, for web and native clients', async (uri, status) => {
+    for (const applicationType of ['web', 'native']) {
+      const response = await fetch(`${server.url}/register`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [uri], token_endpoint_auth_method: 'none', application_type: applicationType }),
+      });
+      expect({ applicationType, status: response.status }).toEqual({ applicationType, status });
+      if (status === 400) expect(await response.json()).toMatchObject({ error: 'invalid_redirect_uri' });
+      else await response.body?.cancel();
+    }
+  });
+
+  it('refuses a client ID metadata document whose redirect URI has a custom scheme, and issues no code', async () => {
+    const url = authorizeUrl(server, CUSTOM_SCHEME_CIMD_URL, pkcePair().challenge, { redirect_uri: CUSTOM_SCHEME_REDIRECT });
+    const { redirect, page } = await new Browser().follow(url, CUSTOM_SCHEME_REDIRECT);
+    expect(redirect).toBeUndefined();
+    expect(page!.status).toBe(400);
+    expect(await page!.text()).not.toContain('consent');
   });
 
   it.each([
@@ -241,13 +269,34 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
     const first = await browser.follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
     const html = await first.page!.text();
     expect(html).toContain('Claude');
-    expect(html).toContain('localhost:33418');
+    expect(html).toContain('<code>http://localhost:33418</code>'); // scheme and host of the redirect URI
     const form_ = consentForm(html)!;
     const refused = await browser.request(new URL(form_.action, server.url).href, form({ decision: 'allow' }));
     expect(refused.status).toBe(403);
     expect(refused.headers.get('location')).toBeNull();
     const forged = await browser.request(new URL(form_.action, server.url).href, form({ decision: 'allow', csrf: 'forged' }));
     expect(forged.status).toBe(403);
+  });
+
+  describe('what clients and directories read', () => {
+    it('keeps in its metadata what Claude needs to choose a client ID metadata document: the flag and the "none" auth method', async () => {
+      const metadata = await (await fetch(`${server.url}/.well-known/oauth-authorization-server`)).json() as Record<string, unknown>;
+      expect(metadata.client_id_metadata_document_supported).toBe(true);
+      expect(metadata.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['none']));
+    });
+
+    it('keeps the grant\'s scope on a refresh that names none (as Claude Code sends it)', async () => {
+      const { client, tokens } = await signIn(server);
+      const granted = scopeOf(tokens.access_token);
+      expect(granted).toContain('mcp');
+      const refreshed = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+      expect(refreshed.status).toBe(200);
+      expect(scopeOf(refreshed.body.access_token!)).toEqual(granted);
+      expect(await mcpStatus(server, refreshed.body.access_token!)).toBe(200);
+      // And once more with the rotated token.
+      const again = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token! });
+      expect(scopeOf(again.body.access_token!)).toEqual(granted);
+    });
   });
 
   it('lets two refreshes of one token at once both succeed (grace window)', async () => {
@@ -294,6 +343,116 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
     expect(await mcpStatus(server, refreshed.body.access_token!)).toBe(200);
   });
 
+  it('keeps a browser signed in here for 8 hours from the upstream sign-in, not for weeks', async () => {
+    const browser = new Browser();
+    const before = Date.now();
+    await signIn(server, 'none', browser);
+    const session = browser.setCookies.filter((line) => line.startsWith('_session=')).at(-1);
+    const expires = Date.parse(/expires=([^;]+)/i.exec(session ?? '')?.[1] ?? '');
+    expect(expires).toBeGreaterThan(before + EIGHT_HOURS_MS - 60_000);
+    // The cookie's expiry is the stored session's (oidc-provider writes both from ttl.Session).
+    expect(expires).toBeLessThanOrEqual(Date.now() + EIGHT_HOURS_MS + 1000);
+  });
+
+  it('keeps serving a sign-in from before accounts were kept, decided on its account id (the admitted email) alone', async () => {
+    upstream.user = ADA;
+    const { client, tokens } = await signIn(server);
+    await server.store.delete('Account', ADA.email);
+    expect(await mcpStatus(server, tokens.access_token)).toBe(200);
+    const refreshed = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(refreshed.status).toBe(200);
+  });
+
+  it('lets a browser signed in here within its 8 hours connect another client without the upstream', async () => {
+    upstream.user = ADA;
+    const browser = new Browser();
+    await signIn(server, 'none', browser);
+    const client = await register(server, 'none');
+    const visitedBefore = browser.visited.length;
+    const { page } = await browser.follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+    expect(await page!.text()).toContain(`signed in as <strong>${ADA.email}</strong>`);
+    expect(browser.visited.slice(visitedBefore).some((url) => url.startsWith(upstream.url))).toBe(false);
+  });
+
+  describe('after a restart with an allowlist that no longer names Ada', () => {
+    const restartWith = async (allowlist: Record<string, string>) => {
+      await server.close();
+      server = await startSignInServer({ ...env(), ALLOWED_EMAIL_DOMAINS: '', ...allowlist }, { port, dataDir, tuning: { fetch: cimdFetch } });
+    };
+    afterEach(async () => {
+      await server.close();
+      server = await start();
+    });
+
+    it('refuses her access token at /mcp and her refresh token with invalid_grant', async () => {
+      const { client, tokens } = await signIn(server);
+      expect(await mcpStatus(server, tokens.access_token)).toBe(200);
+      await restartWith({ ALLOWED_EMAILS: BOB.email });
+      expect(await mcpStatus(server, tokens.access_token)).toBe(401);
+      const refresh = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+      expect(refresh.status).toBe(400);
+      expect(refresh.body.error).toBe('invalid_grant');
+      expect(refresh.body.access_token).toBeUndefined();
+      expect(server.rawLog()).toContain('account no longer allowed');
+    });
+
+    it('sends her browser session to the upstream again for a new client instead of authorizing it as Ada', async () => {
+      const browser = new Browser();
+      await signIn(server, 'none', browser);
+      await restartWith({ ALLOWED_EMAILS: BOB.email });
+      // The upstream now signs in Bob at that browser: the consent page must name Bob, not Ada.
+      upstream.user = BOB;
+      const client = await register(server, 'none');
+      const visitedBefore = browser.visited.length;
+      const { page } = await browser.follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+      const html = await page!.text();
+      expect(browser.visited.slice(visitedBefore).some((url) => url.startsWith(upstream.url))).toBe(true);
+      expect(html).toContain(`signed in as <strong>${BOB.email}</strong>`);
+      expect(html).not.toContain(ADA.email);
+    });
+
+    it('denies her, through the upstream, when the upstream still signs in Ada', async () => {
+      const browser = new Browser();
+      await signIn(server, 'none', browser);
+      await restartWith({ ALLOWED_EMAILS: BOB.email });
+      const client = await register(server, 'none');
+      const visitedBefore = browser.visited.length;
+      const { redirect } = await browser.follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+      expect(browser.visited.slice(visitedBefore).some((url) => url.startsWith(upstream.url))).toBe(true);
+      expect(redirect?.searchParams.get('error')).toBe('access_denied');
+      expect(redirect?.searchParams.get('code')).toBeNull();
+    });
+  });
+
+  describe('with REQUIRE_HOSTED_DOMAIN (Google Workspace `hd`)', () => {
+    beforeAll(async () => {
+      await server.close();
+      server = await startSignInServer({ ...env(), REQUIRE_HOSTED_DOMAIN: 'true' }, { port, dataDir, tuning: { fetch: cimdFetch } });
+    });
+    afterAll(async () => {
+      await server.close();
+      server = await start();
+    });
+
+    it('admits an address of an allowed domain whose account that Workspace manages', async () => {
+      upstream.user = { email: 'carol@example.com', hd: 'example.com' };
+      const { tokens } = await signIn(server);
+      expect(await mcpStatus(server, tokens.access_token)).toBe(200);
+    });
+
+    it.each([
+      ['without `hd` (a personal Google account opened with the work address)', { email: 'dave@example.com' }],
+      ['with another Workspace\'s `hd`', { email: 'dave@example.com', hd: 'elsewhere.example' }],
+    ])('denies an address of an allowed domain %s', async (_label, user) => {
+      upstream.user = user;
+      const client = await register(server, 'none');
+      const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+      expect(redirect?.searchParams.get('error')).toBe('access_denied');
+      expect(redirect?.searchParams.get('code')).toBeNull();
+      expect(server.rawLog()).toContain('not managed by it');
+    });
+  });
+
   it('ends access at once with `npm run auth -- revoke <email>`', async () => {
     const { client, tokens } = await signIn(server);
     const listed = await runAuthTool(['grants'], dataDir);
@@ -306,8 +465,13 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
     const refresh = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
     expect(refresh.body.error).toBe('invalid_grant');
     expect((await runAuthTool(['grants'], dataDir)).stdout).not.toContain(ADA.email);
-  });
+  }, 120_000); // three runs of the operator's tool, each a Node process compiling TypeScript
 });
+
+/** The listed organisation, as GitHub names it (ALLOWED_GITHUB_ORGS=our-team). */
+const OUR_TEAM = { id: 7001, login: 'Our-Team' };
+/** `count` organisations that are not listed, as a member of many would see them. */
+const otherOrgs = (count: number) => Array.from({ length: count }, (_, i) => ({ id: 100_000 + i, login: `other-org-${i}` }));
 
 describe('team sign-in with GitHub', () => {
   let github: Awaited<ReturnType<typeof startGithubUpstream>>;
@@ -330,7 +494,8 @@ describe('team sign-in with GitHub', () => {
   });
 
   it('signs in a member of an allowed organisation and serves a search', async () => {
-    github.user = { email: 'grace@personal.example', orgs: ['Our-Team'] };
+    // The first sign-in through a listed login pins that organisation's id.
+    github.user = { email: 'grace@personal.example', orgs: [OUR_TEAM] };
     const claude = new ClaudeProvider();
     expect(await auth(claude, { serverUrl: server.mcpUrl })).toBe('REDIRECT');
     const back = await new Browser().authorize(claude.authorizationUrl!.href, REDIRECT);
@@ -340,10 +505,75 @@ describe('team sign-in with GitHub', () => {
   });
 
   it('denies a GitHub user outside the organisation with access_denied', async () => {
-    github.user = { email: 'mallory@personal.example', orgs: ['another-org'] };
+    github.user = { email: 'mallory@personal.example', orgs: [{ id: 5, login: 'another-org' }] };
     const client = await register(server, 'none');
     const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
     expect(redirect?.searchParams.get('error')).toBe('access_denied');
     expect(redirect?.searchParams.get('code')).toBeNull();
+  });
+
+  it('reads every page of the organisations: the listed one on page 2 of 150 admits', async () => {
+    github.user = { email: 'linus@personal.example', orgs: [...otherOrgs(120), OUR_TEAM, ...otherOrgs(150).slice(120)] };
+    const { tokens } = await signIn(server);
+    expect(await mcpStatus(server, tokens.access_token)).toBe(200);
+  });
+
+  it('refuses an organisation with the listed login but another id (the name re-registered)', async () => {
+    // A member's sign-in has pinned the listed login to its id (in this test too, whatever ran before).
+    github.user = { email: 'grace@personal.example', orgs: [OUR_TEAM] };
+    await signIn(server);
+    expect((await server.store.get('GithubOrgPin', 'our-team'))?.payload).toEqual({ id: OUR_TEAM.id });
+    github.user = { email: 'mallory@personal.example', orgs: [{ id: 666, login: 'our-team' }] };
+    const client = await register(server, 'none');
+    const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+    expect(redirect?.searchParams.get('error')).toBe('access_denied');
+    expect(redirect?.searchParams.get('code')).toBeNull();
+  });
+
+  it('asks GitHub again on refresh: a member who left the organisation is refused (organisation on page 2)', async () => {
+    const margaret = { email: 'margaret@personal.example', orgs: [...otherOrgs(130), OUR_TEAM] };
+    github.user = margaret;
+    const { client, tokens } = await signIn(server);
+    const still = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(still.status).toBe(200);
+    margaret.orgs = otherOrgs(130);
+    const refused = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: still.body.refresh_token! });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('invalid_grant');
+    // What GitHub said is kept: her access tokens are refused from now on, not only at their expiry.
+    expect(await mcpStatus(server, still.body.access_token!)).toBe(401);
+    expect(server.rawLog()).not.toMatch(/gho_[0-9a-f]{24}/);
+  });
+
+  it('refuses a refresh once the person revoked the app at GitHub', async () => {
+    const ken = { email: 'ken@personal.example', orgs: [OUR_TEAM] };
+    github.user = ken;
+    const { client, tokens } = await signIn(server);
+    github.revoke(ken.email);
+    const refused = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(refused.body.error).toBe('invalid_grant');
+  });
+
+  it('answers a refresh 503 temporarily_unavailable while GitHub is down, and the refresh token still works after', async () => {
+    github.user = { email: 'barbara@personal.example', orgs: [OUR_TEAM] };
+    const { client, tokens } = await signIn(server);
+    github.outage.on = true;
+    try {
+      const down = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+      expect(down.status).toBe(503);
+      expect(down.body.error).toBe('temporarily_unavailable');
+    } finally {
+      github.outage.on = false;
+    }
+    const after = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    expect(after.status).toBe(200);
+  });
+
+  it('keeps the GitHub token only encrypted', async () => {
+    github.user = { email: 'grace@personal.example', orgs: [OUR_TEAM] };
+    await signIn(server);
+    const stored = await server.store.get('Account', 'grace@personal.example');
+    expect(stored?.payload).toMatchObject({ provider: 'github', githubOrgs: [{ id: OUR_TEAM.id, login: 'our-team' }] });
+    expect(JSON.stringify(stored?.payload)).not.toMatch(/gho_/);
   });
 });

@@ -48,8 +48,12 @@ const closeServer = (server: Server) =>
 export interface UpstreamUser {
   email: string;
   emailVerified?: boolean;
-  /** GitHub only: organisations the user belongs to. */
-  orgs?: string[];
+  /** OIDC only: the ID token's `hd` claim (Google Workspace). */
+  hd?: string;
+  /** GitHub only: the user's numeric id; default derived from the email. */
+  id?: number;
+  /** GitHub only: organisations the user belongs to (GitHub's ids and logins), served 100 a page. */
+  orgs?: { id: number; login: string }[];
 }
 
 export interface Upstream {
@@ -71,14 +75,17 @@ export async function startOidcUpstream(callbackUrl: string, client: { id: strin
   const provider = new Provider(issuer, {
     clients: [{ client_id: client.id, client_secret: client.secret, redirect_uris: [callbackUrl], grant_types: ['authorization_code'], response_types: ['code'] }],
     jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'upstream', alg: 'RS256', use: 'sig' }] },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    claims: { openid: ['sub', 'hd'], email: ['email', 'email_verified'], profile: ['name'] },
     scopes: ['openid', 'email', 'profile'],
     pkce: { required: () => true },
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx, interaction) => `/i/${interaction.uid}` },
     async findAccount(_ctx, id) {
       const user = state.user;
-      return { accountId: id, claims: async () => ({ sub: id, email: user.email, email_verified: user.emailVerified ?? true, name: 'Test Person' }) };
+      return {
+        accountId: id,
+        claims: async () => ({ sub: id, email: user.email, email_verified: user.emailVerified ?? true, name: 'Test Person', ...(user.hd ? { hd: user.hd } : {}) }),
+      };
     },
   });
   const callback = provider.callback();
@@ -110,9 +117,12 @@ export async function startOidcUpstream(callbackUrl: string, client: { id: strin
 /**
  * The GitHub stand-in: /login/oauth/authorize answers at once with a code for `user`;
  * /login/oauth/access_token exchanges it; /api/user, /api/user/emails and /api/user/orgs answer as
- * GitHub's REST API does for that token. `tokensSeen` records the upstream tokens handed out.
+ * GitHub's REST API does for that token (the organisations in pages of `per_page`, at most 100, linked
+ * by a `Link: <…>; rel="next"` header). A token answers for the user object it was issued to: change
+ * that object's `orgs` to change what GitHub says about them. `revoke(email)` makes their tokens fail
+ * with 401, as GitHub does for a token revoked by its user; `outage.on` makes the API answer 503.
  */
-export async function startGithubUpstream(client: { id: string; secret: string }): Promise<Upstream & { apiUrl: string }> {
+export async function startGithubUpstream(client: { id: string; secret: string }): Promise<Upstream & { apiUrl: string; revoke(email: string): void; outage: { on: boolean } }> {
   const state: { user: UpstreamUser } = { user: { email: 'nobody@example.com' } };
   const codes = new Map<string, UpstreamUser>();
   const tokens = new Map<string, UpstreamUser>();
@@ -136,10 +146,18 @@ export async function startGithubUpstream(client: { id: string; secret: string }
     tokens.set(token, user);
     return c.json({ access_token: token, token_type: 'bearer', scope: 'read:user,user:email,read:org' });
   });
-  const who = (authorization: string | undefined) => tokens.get((authorization ?? '').replace(/^Bearer /, ''));
+  const revoked = new Set<string>();
+  const outage = { on: false };
+  // GitHub down: every API call answers 503.
+  app.use('/api/*', async (c, next) => (outage.on ? c.json({ message: 'Service Unavailable' }, 503) : next()));
+  const who = (authorization: string | undefined) => {
+    const user = tokens.get((authorization ?? '').replace(/^Bearer /, ''));
+    return user && !revoked.has(user.email) ? user : undefined;
+  };
+  const userId = (user: UpstreamUser) => user.id ?? Number.parseInt(createHash('sha256').update(user.email).digest('hex').slice(0, 8), 16);
   app.get('/api/user', (c) => {
     const user = who(c.req.header('authorization'));
-    return user ? c.json({ login: user.email.split('@')[0], name: 'Test Person' }) : c.json({ message: 'Bad credentials' }, 401);
+    return user ? c.json({ id: userId(user), login: user.email.split('@')[0], name: 'Test Person' }) : c.json({ message: 'Bad credentials' }, 401);
   });
   app.get('/api/user/emails', (c) => {
     const user = who(c.req.header('authorization'));
@@ -149,7 +167,20 @@ export async function startGithubUpstream(client: { id: string; secret: string }
   });
   app.get('/api/user/orgs', (c) => {
     const user = who(c.req.header('authorization'));
-    return user ? c.json((user.orgs ?? []).map((login) => ({ login }))) : c.json({ message: 'Bad credentials' }, 401);
+    if (!user) return c.json({ message: 'Bad credentials' }, 401);
+    const perPage = Math.min(100, Number(c.req.query('per_page') ?? 30));
+    const page = Number(c.req.query('page') ?? 1);
+    const orgs = user.orgs ?? [];
+    const lastPage = Math.max(1, Math.ceil(orgs.length / perPage));
+    if (page < lastPage) {
+      const link = (n: number) => {
+        const target = new URL(c.req.url);
+        target.searchParams.set('page', String(n));
+        return target.href;
+      };
+      c.header('link', `<${link(page + 1)}>; rel="next", <${link(lastPage)}>; rel="last"`);
+    }
+    return c.json(orgs.slice((page - 1) * perPage, page * perPage).map(({ id, login }) => ({ id, login, url: `https://api.example/orgs/${login}` })));
   });
   const port = await freePort();
   const server = await new Promise<Server>((resolve) => {
@@ -159,6 +190,8 @@ export async function startGithubUpstream(client: { id: string; secret: string }
   return {
     url,
     apiUrl: `${url}/api`,
+    revoke: (email) => void revoked.add(email),
+    outage,
     get user() { return state.user; },
     set user(user) { state.user = user; },
     close: () => closeServer(server),
@@ -168,10 +201,15 @@ export async function startGithubUpstream(client: { id: string; secret: string }
 /** A browser: follows redirects across origins with a cookie jar, until `stopAt` is reached. */
 export class Browser {
   readonly #cookies = new Map<string, Map<string, string>>();
+  /** Every Set-Cookie line received, with its attributes, oldest first. */
+  readonly setCookies: string[] = [];
+  /** Every URL requested, oldest first. */
+  readonly visited: string[] = [];
 
   #store(url: URL, response: Response) {
     const jar = this.#cookies.get(url.host) ?? new Map<string, string>();
     for (const line of response.headers.getSetCookie()) {
+      this.setCookies.push(line);
       const [pair, ...attributes] = line.split(';');
       const [name, ...value] = pair!.split('=');
       const expired = attributes.some((a) => /^\s*expires=Thu, 01 Jan 1970/i.test(a) || /^\s*max-age=0/i.test(a));
@@ -188,6 +226,7 @@ export class Browser {
 
   async request(url: string, init: RequestInit = {}): Promise<Response> {
     const target = new URL(url);
+    this.visited.push(target.href);
     const jar = this.#cookies.get(target.host);
     const headers = new Headers(init.headers);
     if (jar && jar.size > 0) headers.set('cookie', [...jar].map(([k, v]) => `${k}=${v}`).join('; '));

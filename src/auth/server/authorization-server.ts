@@ -1,11 +1,11 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Provider, { errors } from 'oidc-provider';
+import Provider, { errors, interactionPolicy } from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { silentLogger } from '../../logger.js';
 import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/store.js';
-import type { Allowlist } from './allowlist.js';
+import type { Accounts } from './accounts.js';
 import { checkClientMetadataLimits } from './client-metadata-limits.js';
 import { consentPage, errorPage } from './consent-page.js';
 import { deriveKeys } from './keys.js';
@@ -29,6 +29,13 @@ const UNUSED_CLIENT_TTL_SECONDS = 24 * 3600;
  * address: Claude registers on every connection, from a handful of addresses shared by whole teams.
  */
 const MAX_UNUSED_CLIENTS = 10_000;
+/**
+ * How long a browser's sign-in here lasts, seconds from the upstream sign-in (absolute: using it does
+ * not extend it). Past it, the next authorization asks the upstream again, so someone signed out
+ * there, or another person at the same browser, is not taken for the last one. Hours, not the weeks
+ * a refresh token lives.
+ */
+const SIGN_IN_SESSION_TTL_SECONDS = 8 * 3600;
 
 export type AuthorizationServerEvent = 'signin' | 'denied' | 'revoked';
 
@@ -41,7 +48,8 @@ export interface AuthorizationServerOptions {
   secret: string;
   store: Store;
   upstream: UpstreamLogin;
-  allowlist: Allowlist;
+  /** Who may still use the server: decided at sign-in, and again on every refresh and sign-in session. */
+  accounts: Accounts;
   /** ACCESS_TOKEN_TTL, seconds. */
   accessTokenTtlSeconds: number;
   /** REFRESH_TOKEN_TTL, seconds, absolute from the sign-in. */
@@ -67,6 +75,11 @@ export type InteractionOutcome =
 
 const page = (status: number, title: string, message: string): InteractionOutcome => ({ type: 'page', status, html: errorPage(title, message) });
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+/** https anywhere, or plain http on a loopback host; nothing else (no private-use schemes). */
+const isAcceptedRedirectUri = (uri: string) => {
+  const url = URL.parse(uri);
+  return url !== null && (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)));
+};
 
 export interface AuthorizationServer {
   readonly issuer: string;
@@ -86,6 +99,28 @@ export interface AuthorizationServer {
 }
 
 /**
+ * oidc-provider's login and consent prompts, and one more login check: a sign-in session whose account
+ * `findAccount` no longer returns (removed from the allowlist, left the organisation) is sent to the
+ * upstream again instead of being taken as that person. The session's login is forgotten there and
+ * then, so the upstream sign-in that follows starts a new one rather than an account switch (which
+ * oidc-provider would answer with a logout form).
+ */
+function interactionPolicyOf() {
+  const { base, Check } = interactionPolicy;
+  const policy = base();
+  policy.get('login')!.checks.add(
+    new Check('account_refused', 'the signed-in account may no longer use this server', (ctx) => {
+      const session = ctx.oidc.session;
+      if (session?.accountId === undefined || ctx.oidc.account !== undefined) return Check.NO_NEED_TO_PROMPT;
+      for (const key of ['accountId', 'loginTs', 'amr', 'acr', 'authorizations'] as const) Reflect.deleteProperty(session, key);
+      session.resetIdentifier();
+      return Check.REQUEST_PROMPT;
+    }),
+  );
+  return policy;
+}
+
+/**
  * The built-in OAuth 2.1 authorization server: oidc-provider configured for MCP clients (DCR and
  * client ID metadata documents, PKCE S256 required, RFC 8707 resource indicators with one resource,
  * RFC 9207 `iss`, rotating refresh tokens with a grace window), storing through `store`, with sign-in
@@ -93,7 +128,7 @@ export interface AuthorizationServer {
  */
 export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
   const {
-    issuer, resource, secret, store, upstream, allowlist, accessTokenTtlSeconds, refreshTokenTtlSeconds,
+    issuer, resource, secret, store, upstream, accounts, accessTokenTtlSeconds, refreshTokenTtlSeconds,
     refreshGraceMs, logger = silentLogger, onEvent = () => {}, fetch: fetchImpl,
   } = options;
   const keys = deriveKeys(secret);
@@ -105,7 +140,25 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     adapter: createStoreAdapter(store, { unusedClientTtlSeconds: UNUSED_CLIENT_TTL_SECONDS, maxUnusedClients: MAX_UNUSED_CLIENTS, refreshGraceMs }),
     jwks: { keys: [keys.signing] },
     cookies: { keys: keys.cookieKeys },
-    async findAccount(_ctx, id) {
+    // Every code exchange, refresh and authorization with a sign-in session asks whether the account may
+    // still use the server, by the running allowlist; a refresh also asks GitHub for the person's
+    // organisations again. An account refused here is "not found": a refresh or code exchange gets
+    // invalid_grant, and a sign-in session is sent upstream again (the `account_refused` login check).
+    async findAccount(ctx, id) {
+      const refresh = ctx.oidc?.route === 'token' && ctx.oidc.params?.grant_type === 'refresh_token';
+      let decision;
+      try {
+        decision = await accounts.standing(id, { recheckUpstream: refresh });
+      } catch (error) {
+        if (!(error instanceof UpstreamLoginError)) throw error;
+        logger.warn({ err: error, account: id }, 'account could not be re-checked upstream');
+        throw Object.assign(new errors.TemporarilyUnavailable('the sign-in provider could not be reached to re-check this account; try again later'), { status: 503, statusCode: 503 });
+      }
+      if (!decision.allowed) {
+        logger.warn({ account: id, reason: decision.reason, route: ctx.oidc?.route }, 'account no longer allowed');
+        onEvent('denied');
+        return undefined;
+      }
       return { accountId: id, claims: async () => ({ sub: id, email: id, email_verified: true }) };
     },
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
@@ -113,17 +166,22 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     responseTypes: ['code'],
     // RFC 8252 and the MCP spec: redirect URIs are https, or plain http on a loopback host only (Claude
     // Code and other native clients listen on http://localhost:<port>/callback). oidc-provider alone
-    // accepts plain http on any host for a web client; this validator runs for every registration.
-    // It also applies the size limits, since registration needs no authentication.
+    // accepts plain http on any host for a web client, and private-use schemes (`myapp://claude.ai/`,
+    // `com.example.app:/cb`) for a native one: a scheme any installed app may claim, whose "host" the
+    // consent page would show as if it were a destination. No MCP client we know of (Claude, Claude
+    // Code, Cursor, mcp-remote) registers one, so they are refused. This validator runs for every
+    // registration and every client ID metadata document. It also applies the size limits, since
+    // registration needs no authentication.
     extraClientMetadata: {
       properties: [REDIRECT_POLICY],
       validator(_ctx, key, _value, metadata) {
         if (key !== REDIRECT_POLICY) return;
         checkClientMetadataLimits(metadata);
         for (const uri of (metadata.redirect_uris as string[] | undefined) ?? []) {
-          const url = URL.parse(uri);
-          if (url !== null && url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
-            throw Object.assign(new errors.InvalidRedirectUri(), { error_description: `redirect URI ${uri} must be https, or http on a loopback host (RFC 8252)` });
+          if (!isAcceptedRedirectUri(uri)) {
+            throw Object.assign(new errors.InvalidRedirectUri(), {
+              error_description: `redirect URI ${uri} must be https, or http on a loopback host (RFC 8252); custom schemes are not accepted`,
+            });
           }
         }
       },
@@ -141,7 +199,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       authorization: '/authorize', token: '/token', registration: '/register', revocation: '/revoke', jwks: '/jwks',
       userinfo: '/userinfo', end_session: '/logout',
     },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}`, policy: interactionPolicyOf() },
     features: {
       devInteractions: { enabled: false },
       // No registration access token (RFC 7592): registration management is off, so the token could
@@ -172,7 +230,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       AuthorizationCode: 60,
       Interaction: 3600,
       Grant: refreshTokenTtlSeconds,
-      Session: refreshTokenTtlSeconds,
+      Session(_ctx, session) {
+        const signedIn = (session as { loginTs?: number }).loginTs ?? Math.floor(Date.now() / 1000);
+        return Math.max(1, signedIn + Math.min(SIGN_IN_SESSION_TTL_SECONDS, refreshTokenTtlSeconds) - Math.floor(Date.now() / 1000));
+      },
       // Absolute: a rotated token inherits what is left of the first one's lifetime.
       RefreshToken(_ctx, token) {
         const first = (token as { iiat?: number }).iiat ?? Math.floor(Date.now() / 1000);
@@ -243,7 +304,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         await store.put('ConsentCsrf', uid, { token: csrfToken }, { expiresAt: (interaction.exp ?? 0) * 1000 || Date.now() + 3600_000 });
         const html = consentPage({
           clientName: text(client.clientName) ?? clientId,
-          redirectHost: URL.canParse(redirectUri) ? new URL(redirectUri).host : redirectUri,
+          redirectOrigin: URL.canParse(redirectUri) ? new URL(redirectUri).origin : redirectUri,
           account: interaction.session?.accountId ?? 'unknown',
           serverName: new URL(issuer).host,
           action: `/interaction/${uid}/confirm`,
@@ -275,16 +336,16 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         return finish(req, res, { error: 'access_denied', error_description: 'the sign-in was cancelled at the identity provider' }, false);
       }
       const saved = Object.fromEntries(Object.entries(record.payload).filter((e): e is [string, string] => typeof e[1] === 'string'));
-      let identity;
+      let signedIn;
       try {
-        identity = await upstream.finish(new URL(`${callbackUrl}?${query.toString()}`), saved);
+        signedIn = await upstream.finish(new URL(`${callbackUrl}?${query.toString()}`), saved);
       } catch (error) {
         logger.warn({ err: error }, 'upstream sign-in failed');
         return page(502, 'Sign-in failed', error instanceof UpstreamLoginError ? error.message : 'The identity provider did not confirm the sign-in.');
       }
-      const decision = allowlist(identity);
+      const decision = await accounts.admit(signedIn);
       if (!decision.allowed) {
-        logger.warn({ provider: upstream.provider, emails: identity.verifiedEmails, reason: decision.reason }, 'sign-in denied');
+        logger.warn({ provider: upstream.provider, emails: signedIn.identity.verifiedEmails, reason: decision.reason }, 'sign-in denied');
         onEvent('denied');
         return finish(req, res, { error: 'access_denied', error_description: 'this account is not allowed to use this server' }, false);
       }

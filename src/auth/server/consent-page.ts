@@ -22,8 +22,11 @@ const page = (title: string, body: string) =>
 export interface ConsentPageOptions {
   /** The client's registered name, else its client_id. */
   clientName: string;
-  /** Host of the redirect URI the code will go to: the part a person can check. */
-  redirectHost: string;
+  /**
+   * Scheme and host of the redirect URI the code will go to (`https://claude.ai`), the part a person
+   * can check. Only https and loopback http URIs are registered, so this is a real web origin.
+   */
+  redirectOrigin: string;
   /** Who is signed in (their email). */
   account: string;
   /** The server's own name for the page title, e.g. its host. */
@@ -34,12 +37,12 @@ export interface ConsentPageOptions {
 }
 
 /** The consent page: names the client and where it sends the code; Allow and Deny post with the CSRF token. */
-export function consentPage({ clientName, redirectHost, account, serverName, action, csrfToken }: ConsentPageOptions): string {
+export function consentPage({ clientName, redirectOrigin, account, serverName, action, csrfToken }: ConsentPageOptions): string {
   return page(
     `Allow access to ${serverName}?`,
     `<h1>Allow <strong>${escapeHtml(clientName)}</strong> to read the documents on ${escapeHtml(serverName)}?</h1>` +
       `<p>You are signed in as <strong>${escapeHtml(account)}</strong>.</p>` +
-      `<p>After you allow it, you are sent back to <code>${escapeHtml(redirectHost)}</code>. ` +
+      `<p>After you allow it, you are sent back to <code>${escapeHtml(redirectOrigin)}</code>. ` +
       'If you did not just connect an app to this server, choose Deny.</p>' +
       `<form method="post" action="${escapeHtml(action)}">` +
       `<input type="hidden" name="csrf" value="${escapeHtml(csrfToken)}">` +

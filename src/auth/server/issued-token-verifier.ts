@@ -13,15 +13,18 @@ export interface IssuedTokenVerifierOptions {
   key: Omit<SigningJwk, 'd'>;
   /** Where grants live: a token whose grant is gone (revoked, or its refresh token replayed) is refused. */
   store: Store;
+  /** Whether the token's subject (an account id) may still use the server, by the running allowlist. */
+  accountAllowed: (accountId: string) => Promise<boolean>;
   clockToleranceSeconds?: number;
 }
 
 /**
  * Verifies access tokens issued by the built-in authorization server: an RFC 9068 `at+jwt`, ES256,
- * signed by the key derived from AUTH_SECRET, for this issuer and this resource, and whose grant still
- * exists — so `npm run auth -- revoke` and a refresh-token replay take effect on the next request.
+ * signed by the key derived from AUTH_SECRET, for this issuer and this resource, whose grant still
+ * exists — so `npm run auth -- revoke` and a refresh-token replay take effect on the next request — and
+ * whose account the running allowlist still admits, so removing a person takes effect at once.
  */
-export function createIssuedTokenVerifier({ issuer, audience, key, store, clockToleranceSeconds = 30 }: IssuedTokenVerifierOptions) {
+export function createIssuedTokenVerifier({ issuer, audience, key, store, accountAllowed, clockToleranceSeconds = 30 }: IssuedTokenVerifierOptions) {
   const keySet = createLocalJWKSet({ keys: [key] });
   return {
     issuer,
@@ -39,6 +42,9 @@ export function createIssuedTokenVerifier({ issuer, audience, key, store, clockT
       const grantId = typeof payload.gid === 'string' ? payload.gid : undefined;
       if (grantId === undefined || (await store.get('Grant', grantId)) === undefined) {
         throw new AuthError('invalid_token', 'access was revoked; sign in again');
+      }
+      if (!(await accountAllowed(String(payload.sub)))) {
+        throw new AuthError('invalid_token', `${String(payload.sub)} is no longer allowed on this server; sign in again with an allowed account`);
       }
       const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter((s) => s !== '') : [];
       return {

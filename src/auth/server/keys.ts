@@ -19,6 +19,8 @@ export interface DerivedKeys {
   verification: Omit<SigningJwk, 'd'>;
   /** Keys that sign the authorization server's cookies. */
   cookieKeys: string[];
+  /** AES-256 key that encrypts the upstream credential kept with an account for re-checks (GitHub). */
+  upstreamCredentialKey: Uint8Array;
 }
 
 /** Order of the P-256 group: a private scalar must lie in [1, n-1]. */
@@ -55,5 +57,6 @@ export function deriveKeys(secret: string): DerivedKeys {
     signing: { ...verification, d: b64u(d) },
     verification,
     cookieKeys: [b64u(derive(secret, 'cookie signing key'))],
+    upstreamCredentialKey: new Uint8Array(derive(secret, 'upstream credential key')),
   };
 }

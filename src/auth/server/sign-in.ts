@@ -1,10 +1,12 @@
 import type { LoginConfig } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/store.js';
+import { createAccounts } from './accounts.js';
 import { createAllowlist } from './allowlist.js';
 import { createAuthorizationServer } from './authorization-server.js';
 import type { AuthorizationServer, AuthorizationServerOptions } from './authorization-server.js';
 import { createIssuedTokenVerifier } from './issued-token-verifier.js';
+import { deriveKeys } from './keys.js';
 import { UPSTREAM_CALLBACK_PATH } from './protocol.js';
 import type { IssuedTokenVerifier } from './issued-token-verifier.js';
 import { createGithubUpstream } from './upstream-github.js';
@@ -42,14 +44,21 @@ export function createSignIn({ login, issuer, resource, store, logger, onEvent, 
         allowHttp: loopbackHttp(login.oidcIssuer!),
       });
   const allowlist = createAllowlist({
-    emails: login.allowedEmails, emailDomains: login.allowedEmailDomains, githubOrgs: login.allowedGithubOrgs, allowAny: login.allowAnyLogin,
+    emails: login.allowedEmails, emailDomains: login.allowedEmailDomains, requireHostedDomain: login.requireHostedDomain,
+    githubOrgs: login.allowedGithubOrgs, allowAny: login.allowAnyLogin,
+  });
+  const keys = deriveKeys(login.secret);
+  const accounts = createAccounts({
+    store, allowlist, upstream, ttlSeconds: login.refreshTokenTtlSeconds, credentialKey: keys.upstreamCredentialKey, ...(logger ? { logger } : {}),
   });
   const server = createAuthorizationServer({
-    issuer, resource, secret: login.secret, store, upstream, allowlist,
+    issuer, resource, secret: login.secret, store, upstream, accounts,
     accessTokenTtlSeconds: login.accessTokenTtlSeconds, refreshTokenTtlSeconds: login.refreshTokenTtlSeconds,
     refreshGraceMs: login.refreshGraceSeconds * 1000,
     ...(logger ? { logger } : {}), ...(onEvent ? { onEvent } : {}), ...tuning,
   });
-  const verifier = createIssuedTokenVerifier({ issuer, audience: resource, key: server.keys.verification, store });
+  const verifier = createIssuedTokenVerifier({
+    issuer, audience: resource, key: server.keys.verification, store, accountAllowed: async (accountId) => (await accounts.standing(accountId)).allowed,
+  });
   return { server, verifier };
 }

@@ -17,8 +17,8 @@ export interface OidcUpstreamOptions {
 /**
  * Any OpenID Connect provider (Google, Entra ID, Okta, Keycloak, Auth0…) through openid-client:
  * authorization code with PKCE, state and nonce; the ID token is verified and only `email` with
- * `email_verified: true` counts. Discovery happens on the first sign-in (so the server starts while
- * the provider is down) and is retried after a failure.
+ * `email_verified: true` counts, with the `hd` claim when present. Discovery happens on
+ * the first sign-in (so the server starts while the provider is down) and is retried after a failure.
  */
 export function createOidcUpstream({ issuer, clientId, clientSecret, redirectUri, allowHttp = false }: OidcUpstreamOptions): UpstreamLogin {
   let configuration: Promise<client.Configuration> | undefined;
@@ -74,11 +74,14 @@ export function createOidcUpstream({ issuer, clientId, clientSecret, redirectUri
       }
       const email = typeof claims?.email === 'string' ? claims.email.toLowerCase() : undefined;
       const identity: UpstreamIdentity = {
+        subject: String(claims?.sub),
         verifiedEmails: email !== undefined && claims?.email_verified === true ? [email] : [],
         githubOrgs: [],
+        // Google's `hd`: the Workspace that manages the account (in the ID token and in UserInfo).
+        hostedDomain: typeof claims?.hd === 'string' ? claims.hd.toLowerCase() : undefined,
         name: typeof claims?.name === 'string' ? claims.name : undefined,
       };
-      return identity;
+      return { identity };
     },
   };
 }
