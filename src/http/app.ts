@@ -3,6 +3,7 @@
 //
 // Order, outermost first:
 //   options.middleware (request ids, metrics, …)  — every route
+//   small body limit (16 KiB)                      — every route but /mcp, before anything reads a body
 //   /healthz, /readyz                               — open: probes run before any auth or host check
 //   options.routes (/, /metrics)                    — open, or guarded by their own middleware
 //   /mcp: host check → options.beforeMcp (drain refusal) → options.authenticate → body limit → the MCP handler,
@@ -24,6 +25,7 @@ import type { Logger } from '../logger.js';
 import type { AppEnv } from './app-env.js';
 import { jsonRpcErrorBody, SERVER_ERROR } from './json-rpc-error.js';
 import { hostCheck } from './middleware/host-check.js';
+import { smallBodyLimit } from './middleware/small-body-limit.js';
 import { healthRoutes } from './routes/health.js';
 import type { IndexStatus } from '../index-service/index-service.js';
 import { mcpHandler } from './routes/mcp.js';
@@ -185,6 +187,8 @@ export function createApp(options: AppOptions): CorpusApp {
 
   const app = new Hono<AppEnv>();
   for (const m of middleware) app.use(m);
+  // /mcp has its own, larger limit below, after authentication.
+  app.use(smallBodyLimit({ except: ['/mcp'] }));
   app.route('/', healthRoutes({ index, notReadyReason, semantic, indexStatus }));
   if (routes) app.route('/', routes);
 
