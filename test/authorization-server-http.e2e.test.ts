@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMALL_BODY_MAX_BYTES } from '../src/http/middleware/small-body-limit.js';
-import { CLIENT_REDIRECT_URI, freePort, register, startOidcUpstream, startSignInServer } from './helpers/sign-in.js';
+import { authorizeUrl, CLIENT_REDIRECT_URI, freePort, pkcePair, register, startOidcUpstream, startSignInServer } from './helpers/sign-in.js';
 import type { SignInServer, Upstream } from './helpers/sign-in.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-0123456789';
@@ -68,6 +68,35 @@ const POST_PATHS = [
   '/readyz', '/no-such-route',
 ];
 
+/** A GET with headers fetch would refuse to send (Host). */
+function get(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Every absolute URL anywhere in a JSON document. */
+function urlsIn(value: unknown): string[] {
+  if (typeof value === 'string') return /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? [value] : [];
+  if (Array.isArray(value)) return value.flatMap(urlsIn);
+  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(urlsIn);
+  return [];
+}
+
+const FORGED = {
+  host: 'evil.example',
+  'x-forwarded-host': 'evil.example',
+  'x-forwarded-proto': 'http',
+  'x-forwarded-port': '8443',
+  forwarded: 'for=203.0.113.9;host=evil.example;proto=http',
+};
+
 describe('the authorization server over HTTP', () => {
   let upstream: Upstream;
   let server: SignInServer;
@@ -89,6 +118,56 @@ describe('the authorization server over HTTP', () => {
     await server?.close();
     await upstream?.close();
     await rm(dataDir, { recursive: true, force: true });
+  });
+
+  describe('forwarding headers', () => {
+    it.each(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'])(
+      '%s names only PUBLIC_URL whatever Host, X-Forwarded-* and Forwarded say',
+      async (path) => {
+        const answer = await get(`${server.url}${path}`, FORGED);
+        expect(answer.status).toBe(200);
+        const metadata = JSON.parse(answer.body) as Record<string, unknown>;
+        expect(metadata).toMatchObject({ issuer: server.url, token_endpoint: `${server.url}/token`, registration_endpoint: `${server.url}/register` });
+        const urls = urlsIn(metadata);
+        expect(urls.length).toBeGreaterThan(3);
+        for (const url of urls) expect(new URL(url).origin).toBe(server.url);
+      },
+    );
+  });
+
+  describe('behind a proxy that ends TLS (PUBLIC_URL https, plain HTTP on the socket)', () => {
+    const PUBLIC_URL = 'https://docs.example.com';
+    let behindProxy: SignInServer;
+    let proxyDataDir: string;
+    beforeAll(async () => {
+      proxyDataDir = await mkdtemp(join(tmpdir(), 'corpus-as-proxy-'));
+      behindProxy = await startSignInServer(
+        {
+          PUBLIC_URL, LOGIN_PROVIDER: 'oidc', LOGIN_OIDC_ISSUER: upstream.url, LOGIN_CLIENT_ID: UPSTREAM_CLIENT.id,
+          LOGIN_CLIENT_SECRET: UPSTREAM_CLIENT.secret, ALLOWED_EMAIL_DOMAINS: 'example.com', AUTH_SECRET: SECRET,
+        },
+        { port: await freePort(), dataDir: proxyDataDir },
+      );
+    });
+    afterAll(async () => {
+      await behindProxy?.close();
+      await rm(proxyDataDir, { recursive: true, force: true });
+    });
+
+    it('names https URLs of PUBLIC_URL and sets Secure cookies, with or without the proxy\'s X-Forwarded-Proto', async () => {
+      const metadata = JSON.parse((await get(`${behindProxy.url}/.well-known/oauth-authorization-server`, FORGED)).body) as Record<string, unknown>;
+      expect(metadata).toMatchObject({ issuer: PUBLIC_URL, authorization_endpoint: `${PUBLIC_URL}/authorize` });
+      for (const url of urlsIn(metadata)) expect(new URL(url).origin).toBe(PUBLIC_URL);
+      const client = await register(behindProxy, 'none');
+      const authorize = authorizeUrl({ url: behindProxy.url }, client.client_id, pkcePair().challenge, { resource: `${PUBLIC_URL}/mcp` });
+      for (const headers of [{}, { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9' }]) {
+        const answer = await get(authorize, headers);
+        expect(answer.status).toBe(303);
+        const cookies = answer.headers['set-cookie'] ?? [];
+        expect(cookies.length).toBeGreaterThan(0);
+        for (const cookie of cookies) expect(cookie.toLowerCase()).toContain('; secure');
+      }
+    });
   });
 
   describe('request bodies outside /mcp', () => {

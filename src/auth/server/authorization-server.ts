@@ -173,7 +173,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   };
 
   const provider = new Provider(issuer, configuration);
-  // TLS ends at the proxy (Fly, a load balancer): trust its X-Forwarded-Proto so cookies stay secure.
+  // TLS ends at the proxy (Fly, a load balancer): read X-Forwarded-Proto so cookies stay secure. The
+  // HTTP adapter sets it and the host from the issuer (src/http/routes/authorization-server.ts); what
+  // a client sends in them is never read.
   provider.proxy = true;
   const callback = provider.callback();
 

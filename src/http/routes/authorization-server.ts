@@ -41,6 +41,22 @@ function providerRequest(incoming: IncomingMessage): IncomingMessage {
   return copy;
 }
 
+/**
+ * oidc-provider builds its URLs (discovery metadata, redirects, cookie paths) and decides on Secure
+ * cookies from the request's Host and, as a Koa app behind a proxy, X-Forwarded-Host and -Proto. Any
+ * client can send those, and a discovery document naming https://evil.example/token is the result.
+ * The request it sees names the issuer instead, whatever arrived: every URL is PUBLIC_URL's, and its
+ * cookies are Secure when PUBLIC_URL is https although TLS ended at the proxy in front.
+ */
+function pinToIssuer(incoming: IncomingMessage, issuer: URL): void {
+  const { headers } = incoming;
+  headers.host = issuer.host;
+  headers['x-forwarded-host'] = issuer.host;
+  headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
+  delete headers['x-forwarded-port'];
+  delete headers.forwarded;
+}
+
 function respond(c: Context<Env>, outcome: InteractionOutcome): Response {
   if (outcome.type === 'sent') return RESPONSE_ALREADY_SENT;
   if (outcome.type === 'redirect') return c.redirect(outcome.location, 303);
@@ -49,8 +65,10 @@ function respond(c: Context<Env>, outcome: InteractionOutcome): Response {
 
 export function authorizationServerRoutes(server: AuthorizationServer): Hono<Env> {
   const app = new Hono<Env>();
+  const issuer = new URL(server.issuer);
   const node = (c: Context<Env>) => {
     if (c.env?.incoming === undefined) throw new Error('the authorization server needs @hono/node-server (c.env.incoming)');
+    pinToIssuer(c.env.incoming, issuer);
     // Responses written to the Node response directly carry the request id too.
     const requestId = (c as unknown as { get(key: string): unknown }).get('requestId');
     if (typeof requestId === 'string') c.env.outgoing.setHeader('x-request-id', requestId);
