@@ -160,7 +160,8 @@ describe('the authorization server over HTTP', () => {
       for (const url of urlsIn(metadata)) expect(new URL(url).origin).toBe(PUBLIC_URL);
       const client = await register(behindProxy, 'none');
       const authorize = authorizeUrl({ url: behindProxy.url }, client.client_id, pkcePair().challenge, { resource: `${PUBLIC_URL}/mcp` });
-      for (const headers of [{}, { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9' }]) {
+      const proxies: Record<string, string>[] = [{}, { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9' }];
+      for (const headers of proxies) {
         const answer = await get(authorize, headers);
         expect(answer.status).toBe(303);
         const cookies = answer.headers['set-cookie'] ?? [];
