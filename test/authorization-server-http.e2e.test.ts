@@ -4,10 +4,11 @@ import { request as httpRequest } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SMALL_BODY_MAX_BYTES } from '../src/http/middleware/small-body-limit.js';
 import { authorizeUrl, CLIENT_REDIRECT_URI, freePort, pkcePair, register, startOidcUpstream, startSignInServer } from './helpers/sign-in.js';
 import type { SignInServer, Upstream } from './helpers/sign-in.js';
+import { parseExposition } from './metrics-exposition.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-0123456789';
 const UPSTREAM_CLIENT = { id: 'corpus-upstream', secret: 'upstream-secret' };
@@ -168,6 +169,35 @@ describe('the authorization server over HTTP', () => {
         expect(cookies.length).toBeGreaterThan(0);
         for (const cookie of cookies) expect(cookie.toLowerCase()).toContain('; secure');
       }
+    });
+  });
+
+  describe('what oidc-provider answers itself is logged and counted with the status it sent', () => {
+    /** The `request completed` log lines of `path` so far. */
+    const logLines = (path: string) =>
+      server.rawLog().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line.msg === 'request completed' && line.path === path);
+    const counted = async (route: string, method: string, status: number) => {
+      const samples = parseExposition(await (await fetch(`${server.url}/metrics`)).text());
+      return samples.find((s) => s.name === 'corpus_mcp_http_requests_total' && s.labels.route === route && s.labels.method === method && s.labels.status === String(status))?.value ?? 0;
+    };
+
+    it.each([
+      ['/authorize with an unknown client', 'GET', '/authorize', 400, () => fetch(`${server.url}/authorize?client_id=nobody&response_type=code&redirect_uri=${encodeURIComponent(CLIENT_REDIRECT_URI)}`, { redirect: 'manual' })],
+      ['/token with a refresh token it never issued', 'POST', '/token', 400, async () => {
+        const client = await register(server, 'none');
+        return fetch(`${server.url}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: client.client_id, grant_type: 'refresh_token', refresh_token: 'not-a-refresh-token' }) });
+      }],
+      ['/register', 'POST', '/register', 201, () => fetch(`${server.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [CLIENT_REDIRECT_URI], token_endpoint_auth_method: 'none' }) })],
+    ] as const)('%s: logged and counted as %s %s %i', async (_name, method, path, status, send) => {
+      const before = await counted(path, method, status);
+      const linesBefore = logLines(path).length;
+      const response = await send();
+      await response.body?.cancel();
+      expect(response.status).toBe(status);
+      await vi.waitFor(() => expect(logLines(path).length).toBeGreaterThan(linesBefore));
+      expect(logLines(path).at(-1)).toMatchObject({ method, route: path, status });
+      expect(await counted(path, method, status)).toBe(before + 1);
     });
   });
 
