@@ -103,7 +103,8 @@ describe('src/main.ts secure default', () => {
       });
     const anonymous = await post({});
     expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"');
+    // Static tokens only: nothing points to OAuth.
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="corpus-mcp"');
     const authorised = await post({ authorization: `Bearer ${FILE_TOKEN}` });
     expect(authorised.status).toBe(200);
     await authorised.body?.cancel();

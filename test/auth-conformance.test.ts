@@ -437,15 +437,32 @@ describe('a server with static tokens only', () => {
     await plain?.close();
   });
 
-  it('RFC 6750 §3: challenges without scope= when no scope is required, and its metadata names no authorization server', async () => {
+  it('RFC 6750 §3: a request without credentials gets a bare Bearer challenge with a realm and nothing that points to OAuth', async () => {
     const response = await request(plain.url).post('/mcp').set('content-type', 'application/json').send(JSON.stringify(initializeBody()));
     expect(response.status).toBe(401);
-    expect(response.headers['www-authenticate']).toBe(`Bearer resource_metadata="${METADATA_URL}"`);
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="corpus-mcp"');
     expectAuthErrorHeaders(response);
-    const metadata = await request(plain.url).get('/.well-known/oauth-protected-resource/mcp');
-    expect(metadata.status).toBe(200);
-    expect(metadata.headers['content-type']).toMatch(/^application\/json/);
-    expect(metadata.body).toEqual({ resource: RESOURCE, bearer_methods_supported: ['header'], resource_name: 'corpus-mcp' });
+  });
+
+  it('RFC 6750 §3.1: a wrong token gets 401 invalid_token with its description, and no resource_metadata', async () => {
+    const response = await initialize({ authorization: 'Bearer not-one-of-the-configured-tokens-0123456789' }, `${plain.url}/mcp`);
+    expect(response.status).toBe(401);
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="corpus-mcp", error="invalid_token", error_description="the bearer token is not one of the configured AUTH_TOKENS"');
+    expect(response.body).toEqual({ error: 'invalid_token', error_description: 'the bearer token is not one of the configured AUTH_TOKENS' });
+    expectAuthErrorHeaders(response);
+  });
+
+  it('RFC 9728: publishes no protected resource metadata, since no authorization server issues its tokens, and the SDK finds none', async () => {
+    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
+      expect((await request(plain.url).get(path)).status).toBe(404);
+    }
+    await expect(discoverOAuthProtectedResourceMetadata(new URL(`${plain.url}/mcp`))).rejects.toThrow();
+  });
+
+  it('answers a client that tries dynamic registration anyway with a 404 saying that /mcp takes a static token', async () => {
+    const response = await request(plain.url).post('/register').set('content-type', 'application/json').send({ redirect_uris: ['http://localhost:1/cb'] });
+    expect(response.status).toBe(404);
+    expect(response.body.message).toMatch(/no OAuth authorization server.*Authorization: Bearer/);
   });
 
   it('refuses a JWT it has no issuer to check against', async () => {
@@ -454,7 +471,9 @@ describe('a server with static tokens only', () => {
       .set({ 'content-type': 'application/json', authorization: `Bearer ${await mint({ scope: SCOPE })}` })
       .send(JSON.stringify(initializeBody()));
     expect(response.status).toBe(401);
-    expect(challengeParams(response.headers['www-authenticate'])).toMatchObject({ error: 'invalid_token', resource_metadata: METADATA_URL });
+    const params = challengeParams(response.headers['www-authenticate']);
+    expect(params).toMatchObject({ realm: 'corpus-mcp', error: 'invalid_token' });
+    expect(params.resource_metadata).toBeUndefined();
     expectAuthErrorHeaders(response);
   });
 });

@@ -9,7 +9,6 @@ import { connectV2Client, MODERN_VERSION, modernRequest } from './support/modern
 import { initializeBody } from './support/raw-mcp.js';
 
 const PUBLIC_URL = 'https://docs.example.com';
-const METADATA_URL = `${PUBLIC_URL}/.well-known/oauth-protected-resource/mcp`;
 const TOKEN = 'ci-token-8e7d6c5b4a3928170f6e5d4c3b2a1908';
 
 describe('the modern era with authentication on', () => {
@@ -32,7 +31,8 @@ describe('the modern era with authentication on', () => {
     const modern = await modernRequest(server.mcpUrl, { method: 'tools/list' });
     const legacy = await fetch(server.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(initializeBody()) });
     expect(modern.status).toBe(401);
-    expect(modern.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${METADATA_URL}"`);
+    // Static tokens only: a realm, no resource_metadata.
+    expect(modern.headers.get('www-authenticate')).toBe('Bearer realm="corpus-mcp"');
     expect(legacy.headers.get('www-authenticate')).toBe(modern.headers.get('www-authenticate'));
   });
 

@@ -3,6 +3,7 @@
 //
 // Order, outermost first:
 //   options.middleware (request ids, metrics, …)  — every route
+//   small body limit (16 KiB)                      — every route but /mcp, before anything reads a body
 //   /healthz, /readyz                               — open: probes run before any auth or host check
 //   options.routes (/, /metrics)                    — open, or guarded by their own middleware
 //   /mcp: host check → options.beforeMcp (drain refusal) → options.authenticate → body limit → the MCP handler,
@@ -26,6 +27,7 @@ import { jsonRpcErrorBody, SERVER_ERROR } from './json-rpc-error.js';
 import { hostCheck } from './middleware/host-check.js';
 import { browserPage } from './middleware/browser-page.js';
 import { mcpUrl } from './routes/landing.js';
+import { smallBodyLimit } from './middleware/small-body-limit.js';
 import { healthRoutes } from './routes/health.js';
 import { serverCardRoutes } from './routes/server-card.js';
 import type { ServerCardAuthorization } from './routes/server-card.js';
@@ -204,6 +206,8 @@ export function createApp(options: AppOptions): CorpusApp {
 
   const app = new Hono<AppEnv>();
   for (const m of middleware) app.use(m);
+  // /mcp has its own, larger limit below, after authentication.
+  app.use(smallBodyLimit({ except: ['/mcp'] }));
   app.route('/', healthRoutes({ index, notReadyReason, semantic, indexStatus }));
   // The server card: public, like the OAuth metadata, and from the very tool table tools/list answers.
   app.route('/', serverCardRoutes({

@@ -6,7 +6,8 @@ import { assembleServer } from './assemble.js';
 
 describe('assembleServer', () => {
   it("serves operations' and authentication's open routes side by side, leaving operations' own router as operations built it", async () => {
-    const config = loadConfig({ AUTH_TOKENS: 't'.repeat(40) });
+    // With an authorization server, so that authentication has open routes (the metadata) to mount.
+    const config = loadConfig({ AUTH_TOKENS: 't'.repeat(40), OAUTH_ISSUER: 'https://idp.example.com' });
     const { corpusApp, ops } = assembleServer({ config, index: new IndexHolder(), logger: createLogger({ level: 'silent' }) });
     const metadata = '/.well-known/oauth-protected-resource/mcp';
     const served = await corpusApp.app.request(metadata);

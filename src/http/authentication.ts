@@ -34,7 +34,7 @@ export interface Authentication {
   required: boolean;
   /** For createApp's `authenticate`; undefined when auth is off. */
   authenticate: MiddlewareHandler | undefined;
-  /** Open routes to mount: the protected resource metadata; undefined when auth is off (nothing to discover). */
+  /** Open routes to mount: the protected resource metadata (only where an authorization server issues tokens) and the sign-in routes; undefined when auth is off. */
   routes: Hono | undefined;
   /** For createOperations' `metricsGuard`; undefined when METRICS_TOKEN is unset (/metrics open). */
   metricsGuard: MiddlewareHandler | undefined;
@@ -77,15 +77,29 @@ export function createAuthentication(options: AuthenticationOptions): Authentica
           },
         }),
   });
-  const authenticate = bearerAuth({ verifier, resource: auth.resource, logger, ...(onRefused ? { onRefused } : {}) });
+  const authorizationServers = signIn !== undefined ? [signIn.server.issuer] : auth.oauth === undefined ? [] : [auth.oauth.issuer];
+  // OAuth is advertised only where it exists: with static tokens alone, a challenge naming metadata
+  // sent MCP clients into discovery and dynamic registration against endpoints that are not there.
+  const oauth = authorizationServers.length > 0;
+  const authenticate = bearerAuth({ verifier, resource: auth.resource, logger, oauth, ...(onRefused ? { onRefused } : {}) });
 
   const routes = new Hono();
-  const metadata = protectedResourceMetadataRoute({
-    resource: auth.resource,
-    authorizationServers: signIn !== undefined ? [signIn.server.issuer] : auth.oauth === undefined ? [] : [auth.oauth.issuer],
-    scopesSupported: signIn !== undefined ? SIGN_IN_SCOPES : (auth.oauth?.requiredScopes ?? []),
-  });
-  for (const path of protectedResourceMetadataPaths(auth.resource)) routes.get(path, metadata);
+  if (oauth) {
+    const metadata = protectedResourceMetadataRoute({
+      resource: auth.resource,
+      authorizationServers,
+      scopesSupported: signIn !== undefined ? SIGN_IN_SCOPES : (auth.oauth?.requiredScopes ?? []),
+    });
+    for (const path of protectedResourceMetadataPaths(auth.resource)) routes.get(path, metadata);
+  } else {
+    // MCP clients go into OAuth on any 401 whatever the challenge says, and end up registering at the
+    // default /register; the 404 they print then says what to do instead.
+    routes.post('/register', (c) =>
+      c.json({
+        error: 'not_found',
+        message: 'no route for POST /register: this server has no OAuth authorization server, so there is nothing to register with. /mcp takes a static token from its operator, sent as "Authorization: Bearer <token>"; a 401 from /mcp means the token sent was missing or is not one of them',
+      }, 404));
+  }
   if (signIn !== undefined) routes.route('/', authorizationServerRoutes(signIn.server) as unknown as Hono);
 
   return { required: true, authenticate: authenticate as MiddlewareHandler, routes, metricsGuard };

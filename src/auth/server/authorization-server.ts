@@ -92,8 +92,11 @@ export interface AuthorizationServer {
   upstreamCallback(query: URLSearchParams): Promise<InteractionOutcome>;
   /** GET /interaction/:uid/upstream — finishes the upstream sign-in and applies the allowlist. */
   finishUpstream(req: IncomingMessage, res: ServerResponse, uid: string, query: URLSearchParams): Promise<InteractionOutcome>;
-  /** POST /interaction/:uid/confirm — the consent form. */
-  confirm(req: IncomingMessage, res: ServerResponse, uid: string, form: { csrf?: string; decision?: string }): Promise<InteractionOutcome>;
+  /**
+   * POST /interaction/:uid/confirm — the consent form. `readForm` is called only once the interaction
+   * and its CSRF record are known to exist, so a stranger's POST is answered without its body being read.
+   */
+  confirm(req: IncomingMessage, res: ServerResponse, uid: string, readForm: () => Promise<{ csrf?: string; decision?: string }>): Promise<InteractionOutcome>;
   /** Ends a person's access: their grants, refresh tokens and sessions are deleted. Returns records removed. */
   revokeAccount(accountId: string): Promise<number>;
 }
@@ -244,7 +247,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   };
 
   const provider = new Provider(issuer, configuration);
-  // TLS ends at the proxy (Fly, a load balancer): trust its X-Forwarded-Proto so cookies stay secure.
+  // TLS ends at the proxy (Fly, a load balancer): read X-Forwarded-Proto so cookies stay secure. The
+  // HTTP adapter sets it and the host from the issuer (src/http/routes/authorization-server.ts); what
+  // a client sends in them is never read.
   provider.proxy = true;
   const callback = provider.callback();
 
@@ -354,15 +359,16 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       return finish(req, res, { login: { accountId: decision.accountId } }, false);
     },
 
-    async confirm(req, res, uid, form) {
+    async confirm(req, res, uid, readForm) {
       const interaction = await details(req, res, uid);
       if (interaction === undefined) return expired();
       const expected = await store.get('ConsentCsrf', uid);
       const token = text(expected?.payload.token);
+      const refused = () => page(403, 'This form has expired', 'The consent form was not accepted (its security token is missing or wrong). Go back and load the page again.');
+      if (token === undefined) return refused();
+      const form = await readForm();
       const given = Buffer.from(form.csrf ?? '');
-      if (token === undefined || given.length !== Buffer.byteLength(token) || !timingSafeEqual(given, Buffer.from(token))) {
-        return page(403, 'This form has expired', 'The consent form was not accepted (its security token is missing or wrong). Go back and load the page again.');
-      }
+      if (given.length !== Buffer.byteLength(token) || !timingSafeEqual(given, Buffer.from(token))) return refused();
       await store.delete('ConsentCsrf', uid);
       if (interaction.prompt.name !== 'consent') return expired();
       if (form.decision !== 'allow') {

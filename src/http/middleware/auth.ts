@@ -37,8 +37,9 @@ const STATUS = { missing_token: 401, invalid_token: 401, invalid_request: 400, i
 
 /**
  * The one mapping from AuthError to HTTP response:
- * - missing_token → 401, `WWW-Authenticate: Bearer resource_metadata="…"[, scope="…"]`, no error code
- *   (RFC 6750 §3.1: a client that sent no credentials is told how to get some, not that it erred);
+ * - missing_token → 401, `WWW-Authenticate: Bearer resource_metadata="…"[, scope="…"]` (or
+ *   `Bearer realm="…"` where no OAuth exists), no error code (RFC 6750 §3.1: a client that sent no
+ *   credentials is told how to get some, not that it erred);
  * - invalid_request → 400 and invalid_token → 401 with `error`, `error_description`, `resource_metadata`;
  * - insufficient_scope → 403 with `error="insufficient_scope"` and the `scope` needed (RFC 6750 §3.1);
  * - temporarily_unavailable → 503 with Retry-After and no challenge: the token was not judged.
@@ -95,7 +96,17 @@ export interface BearerAuthOptions {
    * issuer unreachable); the next line says how many were left out. Default 30000.
    */
   errorLogIntervalMs?: number;
+  /**
+   * Whether an authorization server issues tokens for this resource (OAUTH_ISSUER or the built-in
+   * one). Only then do challenges name the RFC 9728 metadata (`resource_metadata`), which sends MCP
+   * clients into OAuth discovery and registration; without one (static tokens only) they carry
+   * `realm="corpus-mcp"` instead. Default true.
+   */
+  oauth?: boolean;
 }
+
+/** The realm of the challenges of a resource that only static tokens open. */
+export const STATIC_TOKEN_REALM = 'corpus-mcp';
 
 /**
  * Requires a valid bearer token in the Authorization header — and only there: `?access_token=` in
@@ -103,11 +114,11 @@ export interface BearerAuthOptions {
  * `principal` and `authInfo` on the context.
  */
 export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<{ Variables: AuthVariables }> {
-  const { verifier, resource, logger = silentLogger, onRefused, errorLogIntervalMs = 30_000 } = options;
+  const { verifier, resource, logger = silentLogger, onRefused, errorLogIntervalMs = 30_000, oauth = true } = options;
   if (!verifier) throw new TypeError('bearerAuth: verifier is required');
   if (!resource || !URL.canParse(resource)) throw new TypeError(`bearerAuth: resource ${JSON.stringify(resource)} is not an absolute URL`);
   const challenge: ChallengeOptions = {
-    resourceMetadataUrl: protectedResourceMetadataUrl(resource),
+    ...(oauth ? { resourceMetadataUrl: protectedResourceMetadataUrl(resource) } : { realm: STATIC_TOKEN_REALM }),
     requiredScopes: verifier.requiredScopes,
   };
 

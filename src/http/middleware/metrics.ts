@@ -4,6 +4,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { Metrics } from '../metrics.js';
+import { sentStatus } from './sent-status.js';
 
 /**
  * The pattern of the route that answered. When nothing matched, Hono's not-found handler answers
@@ -24,7 +25,7 @@ export function httpMetrics(options: { metrics: Metrics }): MiddlewareHandler {
     let status = 500;
     try {
       await next();
-      status = c.res.status;
+      status = await sentStatus(c);
     } finally {
       metrics.recordHttpRequest(c.req.method, routeLabel(c, status), status, (performance.now() - start) / 1000);
     }

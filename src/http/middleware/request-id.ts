@@ -7,6 +7,7 @@ import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import { sessionLogId } from '../../logger.js';
 import type { AppLogger, Logger } from '../../logger.js';
+import { sentDirectly, sentStatus } from './sent-status.js';
 
 /** What a request carries while it runs. `logger` is re-bound as more becomes known (principal, session). */
 export interface RequestContext {
@@ -93,11 +94,11 @@ export function requestId(options: RequestIdOptions): MiddlewareHandler<{ Variab
       let status = 500;
       try {
         await next();
-        status = c.res.status;
+        status = await sentStatus(c);
       } finally {
         // A handler that wrote the Node response itself (the authorization server) set the header there;
         // touching c.res would make Hono rebuild the response and write it a second time.
-        if (!c.res.headers.has('x-hono-already-sent')) c.header(headerName, id);
+        if (!sentDirectly(c)) c.header(headerName, id);
         const sessionId = inboundSession ?? c.res.headers.get('mcp-session-id') ?? undefined;
         const fields: Record<string, unknown> = {
           method: c.req.method,
