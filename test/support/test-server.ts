@@ -96,13 +96,3 @@ export async function connectClient(url: URL, name = 'e2e-test'): Promise<{ clie
   await client.connect(transport);
   return { client, transport };
 }
-
-/** Polls `check` until it returns true, failing after `timeoutMs`. For behaviour driven by timers (TTL). */
-export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000, intervalMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
