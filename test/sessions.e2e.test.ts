@@ -154,7 +154,7 @@ describe('MCP sessions', () => {
       const { client } = await connectClient(server.mcpUrl);
       let settled = false;
       const pending = client.callTool({ name: 'list_documents', arguments: {} }).finally(() => (settled = true));
-      await new Promise((r) => setTimeout(r, 200));
+      await eventually(() => server.waitingForIndex === 1, { what: 'the tool call held by the unbuilt index' });
       expect(settled).toBe(false);
 
       server.buildIndex();

@@ -34,6 +34,8 @@ export interface TestServer {
   workDir: string;
   corpusDir: string;
   holder: IndexHolder;
+  /** Requests that have begun waiting for the index so far (an unbuilt index holds them). */
+  readonly waitingForIndex: number;
   app: CorpusApp;
   buildIndex(): void;
   close(): Promise<void>;
@@ -46,6 +48,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const corpusDir = givenDir ?? temp.corpusDir;
   const corpus = await loadCorpus(corpusDir);
   const holder = new IndexHolder();
+  // Counted so a test can wait until its requests are held by the unbuilt index, not for a while.
+  let waitingForIndex = 0;
+  const wait = holder.wait.bind(holder);
+  holder.wait = () => {
+    waitingForIndex += 1;
+    return wait();
+  };
   const buildIndex = () => holder.set({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
 
   let server: ServerType | undefined;
@@ -70,6 +79,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     workDir,
     corpusDir,
     holder,
+    get waitingForIndex() {
+      return waitingForIndex;
+    },
     app: app!,
     buildIndex,
     async close() {
