@@ -1,12 +1,12 @@
 // The chunk-vector cache across restarts of the real process (src/main.ts), with INDEX_FILE set and a
-// local embeddings server started by the test (test/helpers/fake-providers.ts: deterministic vectors
+// local embeddings server started by the test (test/support/fake-providers.ts: deterministic vectors
 // from a synonym table; it tests the integration, not a model). A second boot over an unchanged
 // corpus makes no embedding call; after one file changes, only that file's chunks are embedded.
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeProviders, type FakeProviders } from './helpers/fake-providers.js';
+import { startFakeProviders, type FakeProviders } from './support/fake-providers.js';
 import { SAMPLE_FILES, writeCorpusFiles } from './support/sample-corpus.js';
 import { cleanUpSpawnedServers, spawnServer, type SpawnedServer } from './support/spawned-server.js';
 import { eventually } from './support/eventually.js';

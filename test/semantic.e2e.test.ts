@@ -1,10 +1,10 @@
 // Semantic and hybrid search, rerank_results and the degraded modes, end to end: a real listening
 // server assembled as main.ts assembles it, the SDK client over HTTP, and local embeddings and rerank
-// servers started by the test (test/helpers/fake-providers.ts). Their vectors and scores encode a small
+// servers started by the test (test/support/fake-providers.ts). Their vectors and scores encode a small
 // synonym table ("car" ~ "automobile", "doctor" ~ "physician"), so which passage a semantic search must
 // find is known by hand. They test the integration, not the quality of any embedding or rerank model.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeProviders, type FakeProviders } from './helpers/fake-providers.js';
+import { startFakeProviders, type FakeProviders } from './support/fake-providers.js';
 import { startOpsServer, type OpsServer } from './metrics-server.js';
 import { eventually } from './support/eventually.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FAKE_DIMENSIONS, startFakeProviders, type FakeProviders } from '../../test/helpers/fake-providers.js';
+import { FAKE_DIMENSIONS, startFakeProviders, type FakeProviders } from '../../test/support/fake-providers.js';
 import type { Document } from '../corpus/document.js';
 import { silentLogger } from '../logger.js';
 import { createEmbeddingsClient } from '../providers/embeddings-client.js';
