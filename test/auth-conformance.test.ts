@@ -7,10 +7,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { principalIdForToken } from '../src/auth/static-tokens.js';
-import { startAuthorizationServer } from './helpers/authorization-server.js';
-import type { TestAuthorizationServer } from './helpers/authorization-server.js';
-import { startProtectedServer } from './helpers/protected-server.js';
-import type { ProtectedServer } from './helpers/protected-server.js';
+import { startAuthorizationServer } from './support/authorization-server.js';
+import type { TestAuthorizationServer } from './support/authorization-server.js';
+import { startProtectedServer } from './support/protected-server.js';
+import type { ProtectedServer } from './support/protected-server.js';
 import { MCP_HEADERS, mcpPost } from './support/mcp-post.js';
 import { initializeBody, PROTOCOL_VERSION } from './support/raw-mcp.js';
 

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../src/store/open-postgres-store.js';
 import {
   authorizeUrl, Browser, CLIENT_REDIRECT_URI as REDIRECT, freePort, mcpStatus, pkcePair, register, startOidcUpstream, startSignInServer, tokenRequest,
-} from './helpers/sign-in.js';
-import type { SignInServer, Upstream } from './helpers/sign-in.js';
+} from './support/sign-in.js';
+import type { SignInServer, Upstream } from './support/sign-in.js';
 import { createTestDatabase } from './support/postgres.js';
 import type { TestDatabase } from './support/postgres.js';
 

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SMALL_BODY_MAX_BYTES } from '../src/http/middleware/small-body-limit.js';
-import { authorizeUrl, CLIENT_REDIRECT_URI, freePort, pkcePair, register, startOidcUpstream, startSignInServer } from './helpers/sign-in.js';
-import type { SignInServer, Upstream } from './helpers/sign-in.js';
+import { authorizeUrl, CLIENT_REDIRECT_URI, freePort, pkcePair, register, startOidcUpstream, startSignInServer } from './support/sign-in.js';
+import type { SignInServer, Upstream } from './support/sign-in.js';
 import { parseExposition } from './metrics-exposition.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-0123456789';

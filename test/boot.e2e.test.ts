@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from './support/test-server.js';
+import { eventually } from './support/eventually.js';
 
 const children: ChildProcess[] = [];
 function startMain(env: Record<string, string>): { child: ChildProcess; stdout: () => string; stderr: () => string; exit: Promise<number | null> } {
@@ -63,9 +63,9 @@ describe('src/main.ts', () => {
       const match = /"port":(\d+)/.exec(run.stdout());
       if (match) port = Number(match[1]);
       return port > 0;
-    }, 20_000);
+    }, { timeoutMs: 20_000 });
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-    await eventually(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, 20_000);
+    await eventually(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, { timeoutMs: 20_000 });
     const ready = (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { documents: number; chunks: number };
     expect(ready.documents).toBeGreaterThanOrEqual(6);
     run.child.kill('SIGTERM');

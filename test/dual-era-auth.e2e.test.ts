@@ -2,8 +2,8 @@
 // challenge, the principal passed through to the handler, and the era on log lines and metrics.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { principalIdForToken } from '../src/auth/static-tokens.js';
-import { startProtectedServer } from './helpers/protected-server.js';
-import type { ProtectedServer } from './helpers/protected-server.js';
+import { startProtectedServer } from './support/protected-server.js';
+import type { ProtectedServer } from './support/protected-server.js';
 import { parseExposition, sampleValue } from './metrics-exposition.js';
 import { connectV2Client, MODERN_VERSION, modernRequest } from './support/modern-mcp.js';
 import { initializeBody } from './support/raw-mcp.js';

@@ -7,6 +7,7 @@ import { request as httpRequest } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import type { ToolCallEvent } from '../src/mcp/mcp-service.js';
 import { TOOLS } from '../src/mcp/tools/create-tools.js';
+import { eventually } from './support/eventually.js';
 import { connectClient, startTestServer } from './support/test-server.js';
 import type { TestServer } from './support/test-server.js';
 import { SAMPLE_FILES, SAMPLE_SOURCES, writeCorpusFiles } from './support/sample-corpus.js';
@@ -290,7 +291,7 @@ describe('dual-era /mcp: the in-flight bound is per principal in the modern era'
     const call = (principal: string, id: number) =>
       modernRequest(server.mcpUrl, { method: 'tools/call', params: { name: 'list_documents', arguments: {} }, headers: { 'x-test-principal': principal }, id });
     const waiting = [call('alice', 1), call('alice', 2)];
-    await new Promise((r) => setTimeout(r, 200));
+    await eventually(() => server.waitingForIndex === 2, { what: "alice's two calls held by the unbuilt index" });
     const refused = await call('alice', 3);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('1');

@@ -13,7 +13,8 @@ import { SAMPLE_FILES, writeCorpusFiles } from './support/sample-corpus.js';
 import { cleanUpSpawnedServers, spawnServer } from './support/spawned-server.js';
 import type { SpawnedServer } from './support/spawned-server.js';
 import { startSteadyCalls } from './support/steady-calls.js';
-import { connectClient, eventually } from './support/test-server.js';
+import { connectClient } from './support/test-server.js';
+import { eventually } from './support/eventually.js';
 
 /** Within this long of a change settling, a search must see it (the issue's bound). */
 const VISIBLE_WITHIN_MS = 5000;
@@ -47,7 +48,7 @@ async function sourcesFor(client: Client, query: string): Promise<string[]> {
 /** Resolves with the milliseconds it took, from now, until `check` holds (fails past the bound). */
 async function visibleWithin(check: () => Promise<boolean>, step = ''): Promise<number> {
   const started = Date.now();
-  await eventually(check, VISIBLE_WITHIN_MS + DEBOUNCE_MS, 50).catch((error: Error) => {
+  await eventually(check, { timeoutMs: VISIBLE_WITHIN_MS + DEBOUNCE_MS, intervalMs: 50 }).catch((error: Error) => {
     throw new Error(`${step}: ${error.message}`);
   });
   return Date.now() - started;
@@ -104,7 +105,7 @@ describe('index reload', { timeout: 120_000 }, () => {
     await writeFile(join(corpus, 'harbour.md'), '# Harbour\n\nThe harbour master keeps the tide tables.\n');
     server.child.kill('SIGHUP');
     await visibleWithin(async () => (await sourcesFor(client, 'harbour tide tables')).includes('harbour.md'));
-    await eventually(async () => listChanged > 0, 5000);
+    await eventually(async () => listChanged > 0, { timeoutMs: 5000 });
     const { status, body } = await readyz(server);
     expect(status).toBe(200);
     expect(body).toMatchObject({ generation: 2, last_reload: { trigger: 'SIGHUP', outcome: 'ok' } });
@@ -116,7 +117,7 @@ describe('index reload', { timeout: 120_000 }, () => {
   it('with CORPUS_WATCH, sees a file added, edited, deleted and renamed within 5 s of each change', async () => {
     const { server, corpus, client } = await start({ CORPUS_WATCH: 'true' });
     // The watcher starts once the first index is served, and reports when its initial scan is done.
-    await eventually(async () => server.lines.some((l) => l.msg === 'watching the corpus for changes'), 10_000);
+    await eventually(async () => server.lines.some((l) => l.msg === 'watching the corpus for changes'), { timeoutMs: 10_000 });
     const added = join(corpus, 'guides/harbour.md');
     await writeFile(added, '# Harbour\n\nThe harbour master keeps the tide tables.\n');
     await visibleWithin(async () => (await sourcesFor(client, 'tide tables')).includes('guides/harbour.md'), 'added');
@@ -143,7 +144,7 @@ describe('index reload', { timeout: 120_000 }, () => {
     for (let i = 0; i < 3; i += 1) {
       await writeFile(join(corpus, `extra-${i}.md`), `# Extra ${i}\n\nA note about the lighthouse weather, number ${i}.\n`);
       server.child.kill('SIGHUP');
-      await eventually(async () => (await readyz(server)).body.generation === i + 2, 15_000);
+      await eventually(async () => (await readyz(server)).body.generation === i + 2, { timeoutMs: 15_000 });
     }
     await stream.stop();
     expect(stream.failures).toEqual([]);
@@ -157,7 +158,7 @@ describe('index reload', { timeout: 120_000 }, () => {
     const { server, corpus, client } = await start();
     await rm(corpus, { recursive: true, force: true });
     server.child.kill('SIGHUP');
-    await eventually(async () => ((await readyz(server)).body.last_reload as { outcome?: string } | undefined)?.outcome === 'failed', 15_000);
+    await eventually(async () => ((await readyz(server)).body.last_reload as { outcome?: string } | undefined)?.outcome === 'failed', { timeoutMs: 15_000 });
     const { status, body } = await readyz(server);
     expect(status).toBe(200);
     expect(body).toMatchObject({ status: 'ready', generation: 1, last_reload: { trigger: 'SIGHUP', outcome: 'failed', error: 'not_found' } });
@@ -174,7 +175,7 @@ describe('index reload', { timeout: 120_000 }, () => {
     const cursor = (first.structuredContent as { next_cursor: string }).next_cursor;
     await writeFile(join(corpus, 'aaa.md'), '# First\n\nSorts first and moves every position.\n');
     server.child.kill('SIGHUP');
-    await eventually(async () => (await readyz(server)).body.generation === 2, 15_000);
+    await eventually(async () => (await readyz(server)).body.generation === 2, { timeoutMs: 15_000 });
     const stale = (await client.callTool({ name: 'list_documents', arguments: { limit: 1, cursor } })) as CallToolResult;
     expect(stale.isError).toBe(true);
     expect(JSON.stringify(stale.content)).toMatch(/stale: the corpus was reloaded since it was issued \(index generation 1, now 2\)/);

@@ -6,7 +6,7 @@ import type { Sample } from './metrics-exposition.js';
 import { startOpsServer } from './metrics-server.js';
 import type { OpsServer } from './metrics-server.js';
 import { SAMPLE_SOURCES } from './support/sample-corpus.js';
-import { eventually } from './support/test-server.js';
+import { eventually } from './support/eventually.js';
 
 const value = (samples: Sample[], name: string, labels: Record<string, string> = {}) => sampleValue(samples, name, labels) ?? 0;
 const TOKEN = 'e2e-static-token-0123456789abcdef0123456789';

@@ -9,7 +9,7 @@ import type { RoundRobinProxy } from './support/round-robin-proxy.js';
 import { cleanUpSpawnedServers, slowPost, spawnServer } from './support/spawned-server.js';
 import type { SpawnedServer } from './support/spawned-server.js';
 import { startSteadyCalls } from './support/steady-calls.js';
-import { eventually } from './support/test-server.js';
+import { eventually } from './support/eventually.js';
 
 const ENV = { DRAIN_TIMEOUT_MS: '5000' };
 
@@ -73,25 +73,27 @@ describe('modern clients across two replicas', () => {
     expect((await fetch(`${old.base}/healthz`)).status).toBe(200);
     const servedByOld = toolCallsOf(old);
     old.child.kill('SIGTERM');
-    await eventually(async () => (await fetch(`${old.base}/readyz`)).status === 503, 5_000);
-    await new Promise((r) => setTimeout(r, 1000));
+    await eventually(async () => (await fetch(`${old.base}/readyz`)).status === 503, { timeoutMs: 5_000 });
+    await eventually(() => toolCallsOf(old) > servedByOld, { what: 'a modern call served by the draining process' });
     const servedWhileDraining = toolCallsOf(old) - servedByOld;
     // What a load balancer does once /readyz answers 503: it stops routing there before the listener
     // closes. (Without it, a connection accepted in the instant the listener closes is reset; no
     // server can answer a request it has not yet read.)
     proxy.backends[index] = other;
-    await new Promise((r) => setTimeout(r, 200)); // requests already on their way there arrive and are served
+    // The call already on its way there (one caller: at most one) arrives and is served.
+    const callsAtReroute = load.calls;
+    await eventually(() => load.calls > callsAtReroute, { what: 'the call in flight at the re-route' });
     held.finish();
     expect((await held.answered).status).toBe(200);
     expect(await old.exit).toEqual({ code: 0, signal: null });
     const callsAtExit = load.calls;
-    await new Promise((r) => setTimeout(r, 300));
+    await eventually(() => load.calls > callsAtExit, { what: 'a call answered while the process is down' });
     const callsWhileDown = load.calls - callsAtExit;
     const fresh = await spawnServer(ENV);
     replicas[index] = fresh;
     proxy.backends[index] = { host: '127.0.0.1', port: fresh.port };
     const servedBefore = toolCallsOf(fresh);
-    await new Promise((r) => setTimeout(r, 500));
+    await eventually(() => toolCallsOf(fresh) > servedBefore, { what: 'a call served by the restarted process' });
     await load.stop();
     expect(load.failures).toEqual([]);
     expect(servedWhileDraining).toBeGreaterThan(0); // the draining process still answered modern calls

@@ -8,7 +8,8 @@ import { createAuthentication } from '../src/http/authentication.js';
 import { httpServerOptions } from '../src/http/server-options.js';
 import { SessionRegistry } from '../src/http/sessions.js';
 import type { Session } from '../src/http/sessions.js';
-import { connectClient, eventually, startTestServer } from './support/test-server.js';
+import { connectClient, startTestServer } from './support/test-server.js';
+import { eventually } from './support/eventually.js';
 import type { TestServer, TestServerOptions } from './support/test-server.js';
 import { initializeBody, openSession, openSseStream } from './support/raw-mcp.js';
 import { messagesOf, onSession, post } from './robustness-support.js';
@@ -215,7 +216,7 @@ describe('limits', () => {
       abort.abort();
       await abandoned;
       // The abandoned call is still waiting for the index, yet its slot is free again.
-      await eventually(async () => (await post(server.mcpUrl, ping('again'), onSession(session))).status === 200, 5000);
+      await eventually(async () => (await post(server.mcpUrl, ping('again'), onSession(session))).status === 200, { timeoutMs: 5000 });
       server.buildIndex();
     });
   });
@@ -410,7 +411,7 @@ describe('limits', () => {
       socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Slow: `);
       const drip = setInterval(() => socket.write('a'), 200);
       try {
-        await eventually(async () => closed, timeoutMs);
+        await eventually(async () => closed, { timeoutMs });
       } finally {
         clearInterval(drip);
         socket.destroy();
@@ -445,7 +446,7 @@ describe('limits', () => {
           'Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":',
       );
       try {
-        await eventually(async () => closed, 15_000);
+        await eventually(async () => closed, { timeoutMs: 15_000 });
       } finally {
         socket.destroy();
       }

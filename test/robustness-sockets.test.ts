@@ -10,7 +10,7 @@ import { sampleValue } from './metrics-exposition.js';
 import { startOpsServer } from './metrics-server.js';
 import type { OpsServer } from './metrics-server.js';
 import { openSession, ping, PROTOCOL_VERSION } from './support/raw-mcp.js';
-import { eventually } from './support/test-server.js';
+import { eventually } from './support/eventually.js';
 
 const servers: OpsServer[] = [];
 const sockets: Socket[] = [];
@@ -63,7 +63,7 @@ describe('MAX_CONNECTIONS', () => {
 
     // Once they close there is room again: new connections are served, and the refusal was counted.
     for (const socket of held.slice(1)) socket.destroy();
-    await eventually(async () => (await fetch(`${server.url}/healthz`).catch(() => undefined))?.status === 200, 5000);
+    await eventually(async () => (await fetch(`${server.url}/healthz`).catch(() => undefined))?.status === 200, { timeoutMs: 5000 });
     expect(await dropped(server, 'max_connections')).toBe(1);
     expect(await dropped(server, 'write_timeout')).toBe(0);
   });
@@ -95,9 +95,9 @@ describe('WRITE_TIMEOUT_MS', () => {
     const sent = Date.now();
     requestBigAnswer(socket, server, session);
     // The batch fills the session's budget of 2 while its answer waits.
-    await eventually(async () => (await ping(server.mcpUrl, session)).status === 429, 5000);
+    await eventually(async () => (await ping(server.mcpUrl, session)).status === 429, { timeoutMs: 5000 });
 
-    await eventually(async () => (await dropped(server, 'write_timeout')) === 1, WRITE_TIMEOUT_MS + 10_000, 100);
+    await eventually(async () => (await dropped(server, 'write_timeout')) === 1, { timeoutMs: WRITE_TIMEOUT_MS + 10_000, intervalMs: 100 });
     expect(Date.now() - sent).toBeGreaterThanOrEqual(WRITE_TIMEOUT_MS);
     const line = server.lines().find((l) => l.msg === 'connection closed: its client did not take the answer in time');
     expect(line).toMatchObject({ level: 'info', write_timeout_ms: WRITE_TIMEOUT_MS, unsent_bytes: expect.any(Number) });
@@ -109,7 +109,7 @@ describe('WRITE_TIMEOUT_MS', () => {
     expect(received.length).toBeLessThan(2 * 2 * 2_600_000);
     expect(received.toString('utf8')).not.toContain('"id":2');
     // The batch's two slots are free again.
-    await eventually(async () => (await ping(server.mcpUrl, session)).status === 200, 5000);
+    await eventually(async () => (await ping(server.mcpUrl, session)).status === 200, { timeoutMs: 5000 });
     expect(await dropped(server, 'max_connections')).toBe(0);
   });
 

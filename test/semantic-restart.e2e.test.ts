@@ -1,15 +1,15 @@
 // The chunk-vector cache across restarts of the real process (src/main.ts), with INDEX_FILE set and a
-// local embeddings server started by the test (test/helpers/fake-providers.ts: deterministic vectors
+// local embeddings server started by the test (test/support/fake-providers.ts: deterministic vectors
 // from a synonym table; it tests the integration, not a model). A second boot over an unchanged
 // corpus makes no embedding call; after one file changes, only that file's chunks are embedded.
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeProviders, type FakeProviders } from './helpers/fake-providers.js';
+import { startFakeProviders, type FakeProviders } from './support/fake-providers.js';
 import { SAMPLE_FILES, writeCorpusFiles } from './support/sample-corpus.js';
 import { cleanUpSpawnedServers, spawnServer, type SpawnedServer } from './support/spawned-server.js';
-import { eventually } from './support/test-server.js';
+import { eventually } from './support/eventually.js';
 
 const KEY = 'sk-restart-e2e-5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b';
 
@@ -37,7 +37,7 @@ describe('chunk vectors across restarts (INDEX_FILE)', () => {
       { INDEX_FILE: indexFile, EMBEDDINGS_URL: fake.url, EMBEDDINGS_MODEL: 'fake-embed', EMBEDDINGS_API_KEY: KEY },
       { corpusDir },
     );
-    await eventually(async () => server.lines.some((l) => l.msg === 'chunk vectors ready; semantic and hybrid search on'), 20_000);
+    await eventually(async () => server.lines.some((l) => l.msg === 'chunk vectors ready; semantic and hybrid search on'), { timeoutMs: 20_000 });
     const ready = server.lines.find((l) => l.msg === 'chunk vectors ready; semantic and hybrid search on')!;
     return { server, ready };
   };
@@ -50,7 +50,7 @@ describe('chunk vectors across restarts (INDEX_FILE)', () => {
     const { server, ready } = await boot();
     expect(ready.embedded).toBe(ready.chunks);
     expect(fake.embeddedTexts()).toHaveLength(ready.chunks as number);
-    await eventually(async () => server.lines.some((l) => l.msg === 'chunk vector cache saved'), 5000);
+    await eventually(async () => server.lines.some((l) => l.msg === 'chunk vector cache saved'), { timeoutMs: 5000 });
     expect(await readdir(dir)).toContain('index.snapshot.vectors');
     await stop(server);
     expect(server.lines.map((l) => JSON.stringify(l)).join('\n')).not.toContain(KEY);

@@ -1,12 +1,12 @@
 // Semantic and hybrid search, rerank_results and the degraded modes, end to end: a real listening
 // server assembled as main.ts assembles it, the SDK client over HTTP, and local embeddings and rerank
-// servers started by the test (test/helpers/fake-providers.ts). Their vectors and scores encode a small
+// servers started by the test (test/support/fake-providers.ts). Their vectors and scores encode a small
 // synonym table ("car" ~ "automobile", "doctor" ~ "physician"), so which passage a semantic search must
 // find is known by hand. They test the integration, not the quality of any embedding or rerank model.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeProviders, type FakeProviders } from './helpers/fake-providers.js';
+import { startFakeProviders, type FakeProviders } from './support/fake-providers.js';
 import { startOpsServer, type OpsServer } from './metrics-server.js';
-import { until } from './support/until.js';
+import { eventually } from './support/eventually.js';
 
 const EMBEDDINGS_KEY = 'sk-embed-e2e-1f2e3d4c5b6a79881726354453627180';
 const RERANK_KEY = 'rk-rerank-e2e-0a9b8c7d6e5f40312233445566778899';
@@ -56,7 +56,7 @@ describe('semantic search over a real server with local embeddings and rerank en
       },
       semanticTuning: TUNING,
     });
-    await until(() => server.semantic.state.state === 'ready', 'chunk vectors');
+    await eventually(() => server.semantic.state.state === 'ready', { what: 'chunk vectors' });
   });
   afterAll(async () => {
     await server.close();
@@ -180,7 +180,7 @@ describe('semantic search over a real server with local embeddings and rerank en
     expect(answer.structured).toMatchObject({ mode: 'keyword', note: expect.stringMatching(/vectors of 32 numbers where the chunk vectors have 64/) });
     const reranked = await call(server, 'rerank_results', { query: 'vehicle', chunk_ids: ['fleet.md#0', 'weather.md#0'] });
     expect(reranked.isError).toBeFalsy();
-    await until(() => server.semantic.state.state === 'ready' && server.semantic.state.dimensions === 32, 'the chunks embedded at the new size');
+    await eventually(() => server.semantic.state.state === 'ready' && server.semantic.state.dimensions === 32, { what: 'the chunks embedded at the new size' });
     // At 32 numbers the fake model folds other words onto the synonym axes too, so only the mode and the paraphrase's presence are checked.
     const semantic = (await call(server, 'search_documents', { query: 'vehicle', mode: 'semantic', top_k: 3 })).structured as SearchResult;
     expect(semantic).toMatchObject({ mode: 'semantic' });
@@ -208,7 +208,7 @@ describe('an embeddings endpoint that is down at boot', () => {
       env: { EMBEDDINGS_URL: fake.url, EMBEDDINGS_MODEL: 'fake-embed', EMBEDDINGS_API_KEY: EMBEDDINGS_KEY },
       semanticTuning: TUNING,
     });
-    await until(() => server.semantic.state.state === 'degraded', 'degraded state');
+    await eventually(() => server.semantic.state.state === 'degraded', { what: 'degraded state' });
   });
   afterAll(async () => {
     await server.close();
@@ -231,9 +231,9 @@ describe('an embeddings endpoint that is down at boot', () => {
     expect((answer.structured as SearchResult).note).toMatch(/semantic search is unavailable/);
 
     const attemptsWhileDown = fake.requests.length;
-    await until(() => fake.requests.length > attemptsWhileDown, 'a background retry');
+    await eventually(() => fake.requests.length > attemptsWhileDown, { what: 'a background retry' });
     fake.down = false;
-    await until(() => server.semantic.state.state === 'ready', 'recovery');
+    await eventually(() => server.semantic.state.state === 'ready', { what: 'recovery' });
     expect(((await (await fetch(`${server.url}/readyz`)).json()) as { status: string }).status).toBe('ready');
     expect(await metricValue(server, 'corpus_mcp_semantic_state', { state: 'ready' })).toBe(1);
     const hybrid = (await call(server, 'search_documents', { query: 'car', top_k: 2 })).structured as SearchResult;
@@ -255,7 +255,7 @@ describe('an endpoint whose answers outgrow any request', () => {
       // A budget the whole answer could be read in, so that only the size cap can stop it.
       semanticTuning: { ...TUNING, queryTimeoutMs: 25_000 },
     });
-    await until(() => server.semantic.state.state === 'ready', 'chunk vectors');
+    await eventually(() => server.semantic.state.state === 'ready', { what: 'chunk vectors' });
   });
   afterAll(async () => {
     await server.close();

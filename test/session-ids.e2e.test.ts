@@ -10,7 +10,7 @@ import { createSessionTokens } from '../src/http/session-token.js';
 import { initializeBody, openSession, openSseStream, ping, postMessage, PROTOCOL_VERSION } from './support/raw-mcp.js';
 import { SAMPLE_FILES } from './support/sample-corpus.js';
 import { connectClient, startTestServer } from './support/test-server.js';
-import { startProtectedServer } from './helpers/protected-server.js';
+import { startProtectedServer } from './support/protected-server.js';
 import type { TestServer, TestServerOptions } from './support/test-server.js';
 
 const SECRET = 'shared-session-secret-for-tests-0123456789';

@@ -1,7 +1,8 @@
 // Session lifecycle and transport-level behaviour against a real listening server: ending, isolation,
 // eviction, idle expiry, readiness and DNS-rebinding protection.
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectClient, eventually, startTestServer } from './support/test-server.js';
+import { connectClient, startTestServer } from './support/test-server.js';
+import { eventually } from './support/eventually.js';
 import type { TestServer } from './support/test-server.js';
 import { initializeBody, openSession, openSseStream, ping, rawRequest } from './support/raw-mcp.js';
 import { SAMPLE_FILES } from './support/sample-corpus.js';
@@ -138,7 +139,7 @@ describe('MCP sessions', () => {
         expect((await ping(server.mcpUrl, sessionId)).status).toBe(200);
         await new Promise((r) => setTimeout(r, 100));
       }
-      await eventually(async () => (await ping(server.mcpUrl, sessionId)).status === 200, 100);
+      await eventually(async () => (await ping(server.mcpUrl, sessionId)).status === 200, { timeoutMs: 100 });
     });
   });
 
@@ -153,7 +154,7 @@ describe('MCP sessions', () => {
       const { client } = await connectClient(server.mcpUrl);
       let settled = false;
       const pending = client.callTool({ name: 'list_documents', arguments: {} }).finally(() => (settled = true));
-      await new Promise((r) => setTimeout(r, 200));
+      await eventually(() => server.waitingForIndex === 1, { what: 'the tool call held by the unbuilt index' });
       expect(settled).toBe(false);
 
       server.buildIndex();

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SHUTTING_DOWN_CODE } from '../src/http/middleware/draining.js';
 import { cleanUpSpawnedServers, slowPost, spawnServer } from './support/spawned-server.js';
-import { eventually } from './support/test-server.js';
+import { eventually } from './support/eventually.js';
 
 afterEach(cleanUpSpawnedServers);
 

@@ -16,8 +16,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   authorizeUrl, Browser, CLIENT_REDIRECT_URI as REDIRECT, consentForm, form, freePort, mcpStatus, pkcePair, register, startGithubUpstream, startOidcUpstream,
   startSignInServer, tokenRequest,
-} from './helpers/sign-in.js';
-import type { SignInServer, TokenResponse, Upstream } from './helpers/sign-in.js';
+} from './support/sign-in.js';
+import type { SignInServer, TokenResponse, Upstream } from './support/sign-in.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-0123456789';
 const UPSTREAM_CLIENT = { id: 'corpus-upstream', secret: 'upstream-secret' };

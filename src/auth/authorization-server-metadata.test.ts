@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthorizationServer } from '../../test/helpers/authorization-server.js';
-import type { TestAuthorizationServer } from '../../test/helpers/authorization-server.js';
+import { startAuthorizationServer } from '../../test/support/authorization-server.js';
+import type { TestAuthorizationServer } from '../../test/support/authorization-server.js';
 import { AuthError } from './auth-error.js';
 import { authorizationServerMetadataUrls, discoverJwksUri } from './authorization-server-metadata.js';
 import { MAX_AUTH_DOCUMENT_BYTES } from './fetch-json.js';

@@ -1,8 +1,8 @@
 // The key cache against a real local authorization server, with a hand-driven clock so that minutes
 // and hours pass instantly. Every assertion on load counts the requests the issuer really received.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startAuthorizationServer } from '../../test/helpers/authorization-server.js';
-import type { TestAuthorizationServer } from '../../test/helpers/authorization-server.js';
+import { startAuthorizationServer } from '../../test/support/authorization-server.js';
+import type { TestAuthorizationServer } from '../../test/support/authorization-server.js';
 import { AuthError } from './auth-error.js';
 import { createOAuthVerifier } from './oauth-verifier.js';
 import type { OAuthVerifierOptions } from './oauth-verifier.js';

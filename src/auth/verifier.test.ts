@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthorizationServer } from '../../test/helpers/authorization-server.js';
-import type { TestAuthorizationServer } from '../../test/helpers/authorization-server.js';
+import { startAuthorizationServer } from '../../test/support/authorization-server.js';
+import type { TestAuthorizationServer } from '../../test/support/authorization-server.js';
 import { AuthError } from './auth-error.js';
 import { principalIdForToken } from './static-tokens.js';
 import { createVerifier } from './verifier.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FAKE_DIMENSIONS, startFakeProviders, type FakeProviders } from '../../test/helpers/fake-providers.js';
+import { FAKE_DIMENSIONS, startFakeProviders, type FakeProviders } from '../../test/support/fake-providers.js';
 import type { Logger } from '../logger.js';
 import { BYTES_PER_JSON_NUMBER, createEmbeddingsClient, MAX_EMBEDDING_DIMENSIONS, maxEmbeddingsAnswerBytes, normalise, readVectors } from './embeddings-client.js';
 import { ProviderError } from './provider-error.js';

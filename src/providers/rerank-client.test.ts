@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeProviders, type FakeProviders } from '../../test/helpers/fake-providers.js';
+import { startFakeProviders, type FakeProviders } from '../../test/support/fake-providers.js';
 import { createRerankClient, maxRerankAnswerBytes } from './rerank-client.js';
 import type { ProviderError } from './provider-error.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { until } from '../../test/support/until.js';
+import { eventually } from '../../test/support/eventually.js';
 import { createDotKernel, createInt8Kernel, DOT_LANES, INT8_LANES } from './dot-kernel.js';
 
 describe('dot kernels', () => {
@@ -54,7 +54,7 @@ describe('dot kernels', () => {
     try {
       for (let i = 0; i < rows * stride; i += 1) threaded.rows[i] = single.rows[i] = ((i * 2654435761) % 255) - 127;
       for (let i = 0; i < 1024 * 256; i += 1) floats.rows[i] = floatsSingle.rows[i] = Math.sin(i * 12.9898) * 0.5;
-      await until(() => threaded.threads === 3 && floats.threads === 2, 'the helper threads are ready');
+      await eventually(() => threaded.threads === 3 && floats.threads === 2, { what: 'the helper threads are ready' });
       const ranges: Array<[number, number]> = [[0, rows], [1, rows - 1], [1000, 3100], [4000, rows], [7, 8]];
       for (const [from, to] of ranges) {
         for (let d = 0; d < stride; d += 1) threaded.query[d] = single.query[d] = ((d + from) * 7919) % 8191 - 4095;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { until } from '../../test/support/until.js';
+import { eventually } from '../../test/support/eventually.js';
 import { ScanThreads, type ScanThreadsOptions, type SplitScan } from './scan-threads.js';
 
 // The project's TypeScript lib declares no WebAssembly values.
@@ -57,7 +57,7 @@ const PARTS: Array<[number, number]> = [[0, 10], [10, 20], [20, 30], [30, 40]];
 describe('ScanThreads', () => {
   it('runs the first part on the calling thread and each other part on its own thread, and collects what each wrote', async () => {
     const { pool, cells } = start('mark', 3);
-    await until(() => pool.ready === 3, 'three threads are ready');
+    await eventually(() => pool.ready === 3, { what: 'three threads are ready' });
     for (let round = 1; round <= 50; round += 1) {
       const { scan, local, collected } = recorder(cells, round);
       pool.run(PARTS, scan);
@@ -74,7 +74,7 @@ describe('ScanThreads', () => {
 
   it('runs on the calling thread the parts no ready thread can take', async () => {
     const { pool, cells } = start('mark', 1);
-    await until(() => pool.ready === 1, 'the thread is ready');
+    await eventually(() => pool.ready === 1, { what: 'the thread is ready' });
     const { scan, local, collected } = recorder(cells);
     pool.run(PARTS.slice(0, 3), scan);
     expect(local).toEqual([PARTS[0], PARTS[2]]);
@@ -87,7 +87,7 @@ describe('ScanThreads', () => {
     const memory = new wasm.Memory({ initial: 1, maximum: 2, shared: true });
     const pool = new ScanThreads(testModule(), memory, 'mark', 1, { onRetire: (reason) => reasons.push(reason) });
     pools.push(pool);
-    await until(() => reasons.length > 0, 'the failure is reported');
+    await eventually(() => reasons.length > 0, { what: 'the failure is reported' });
     expect(reasons[0]).toMatch(/^scan thread 0 failed: /);
     const { scan, local } = recorder(new Int32Array(memory.buffer));
     pool.run(PARTS.slice(0, 2), scan);
@@ -98,7 +98,7 @@ describe('ScanThreads', () => {
   it('retires a thread that does not answer in time, runs its part here, never collects it, says why, and stops the thread', async () => {
     const reasons: string[] = [];
     const { pool, cells } = start('spin', 1, { answerLimitMs: 200, onRetire: (reason) => reasons.push(reason) });
-    await until(() => pool.ready === 1, 'the thread is ready');
+    await eventually(() => pool.ready === 1, { what: 'the thread is ready' });
     const { scan, local, collected } = recorder(cells);
     pool.run(PARTS.slice(0, 2), scan);
     expect(local).toEqual(PARTS.slice(0, 2));
@@ -106,13 +106,13 @@ describe('ScanThreads', () => {
     expect(pool.ready).toBe(0);
     expect(reasons).toEqual(['scan thread 0 did not answer within 200 ms; its part ran on the calling thread']);
     // Terminating interrupts even a thread stuck in WebAssembly.
-    await until(() => pool.alive === 0, 'the late thread has exited');
+    await eventually(() => pool.alive === 0, { what: 'the late thread has exited' });
     expect(reasons.length).toBe(1);
   });
 
   it('waits one answer limit for all late threads together, not one limit each', async () => {
     const { pool, cells } = start('spin', 3, { answerLimitMs: 300 });
-    await until(() => pool.ready === 3, 'three threads are ready');
+    await eventually(() => pool.ready === 3, { what: 'three threads are ready' });
     const started = performance.now();
     pool.run(PARTS, recorder(cells).scan);
     // One limit is 300 ms; a limit per thread would be at least 900.
@@ -122,14 +122,14 @@ describe('ScanThreads', () => {
   it('after close, runs everything on the calling thread, stops every thread, and reports no retirement', async () => {
     const reasons: string[] = [];
     const { pool, cells } = start('mark', 2, { onRetire: (reason) => reasons.push(reason) });
-    await until(() => pool.ready === 2, 'two threads are ready');
+    await eventually(() => pool.ready === 2, { what: 'two threads are ready' });
     pool.close();
     expect(pool.ready).toBe(0);
     const { scan, local, collected } = recorder(cells);
     pool.run(PARTS.slice(0, 3), scan);
     expect(local).toEqual(PARTS.slice(0, 3));
     expect(collected).toEqual([]);
-    await until(() => pool.alive === 0, 'both threads have exited');
+    await eventually(() => pool.alive === 0, { what: 'both threads have exited' });
     expect(reasons).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { until } from '../../test/support/until.js';
+import { eventually } from '../../test/support/eventually.js';
 import { queryLevelsFor, VectorIndex } from './vector-index.js';
 
 const unit = (values: number[]): Float32Array => {
@@ -67,7 +67,7 @@ describe('VectorIndex', () => {
         const one = VectorIndex.build(dims, vectors, { precision });
         const split = VectorIndex.build(dims, vectors, { precision, threads: 2 });
         try {
-          await until(() => split.threads === 2, 'the scan thread is ready');
+          await eventually(() => split.threads === 2, { what: 'the scan thread is ready' });
           for (const query of queries) {
             expect(split.nearest(query, 20)).toEqual(one.nearest(query, 20));
             expect(split.nearest(query, 5, 1234, 5678)).toEqual(one.nearest(query, 5, 1234, 5678));

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FAKE_DIMENSIONS, startFakeProviders, type FakeProviders } from '../../test/helpers/fake-providers.js';
+import { FAKE_DIMENSIONS, startFakeProviders, type FakeProviders } from '../../test/support/fake-providers.js';
 import type { Document } from '../corpus/document.js';
 import { silentLogger } from '../logger.js';
 import { createEmbeddingsClient } from '../providers/embeddings-client.js';
-import { until } from '../../test/support/until.js';
+import { eventually } from '../../test/support/eventually.js';
 import { SearchIndex } from '../search/search-index.js';
 import { VectorCache } from '../search/vector-cache.js';
 import { semanticServiceFromConfig } from './semantic-from-config.js';
@@ -52,14 +52,15 @@ describe('SemanticService', () => {
       });
       const index = SearchIndex.build(DOCS);
       void semantic.serve(index);
-      await until(() => saves.length === 1, 'the save has started');
+      await eventually(() => saves.length === 1, { what: 'the save has started' });
       expect(semantic.state.state).toBe('ready');
       let saved = false;
       void semantic.whenSaved().then(() => (saved = true));
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Every promise that could settle without the save finishing has settled by the next turn.
+      await new Promise((resolve) => setImmediate(resolve));
       expect(saved).toBe(false);
       finish();
-      await until(() => saved, 'whenSaved');
+      await eventually(() => saved, { what: 'whenSaved' });
       expect(lines).toContain('chunk vector cache saved');
       semantic.close();
     });
@@ -119,17 +120,17 @@ describe('SemanticService', () => {
       const first = SearchIndex.build(DOCS);
       await semantic.serve(first);
       const firstVectors = semantic.vectorsFor(first)!;
-      await until(() => firstVectors.threads === 2, 'the first scan thread is ready');
+      await eventually(() => firstVectors.threads === 2, { what: 'the first scan thread is ready' });
       const second = SearchIndex.build([...DOCS, doc('d.txt', 'A new car.')]);
       const serving = semantic.serve(second);
       expect(firstVectors.threads).toBe(1);
-      await until(() => firstVectors.helpersAlive === 0, 'the first scan thread has exited');
+      await eventually(() => firstVectors.helpersAlive === 0, { what: 'the first scan thread has exited' });
       await serving;
       const secondVectors = semantic.vectorsFor(second)!;
-      await until(() => secondVectors.threads === 2, 'the second scan thread is ready');
+      await eventually(() => secondVectors.threads === 2, { what: 'the second scan thread is ready' });
       semantic.close();
       expect(secondVectors.threads).toBe(1);
-      await until(() => secondVectors.helpersAlive === 0, 'the second scan thread has exited');
+      await eventually(() => secondVectors.helpersAlive === 0, { what: 'the second scan thread has exited' });
       expect(semantic.vectorsFor(second)).toBeUndefined();
     });
 
@@ -139,8 +140,9 @@ describe('SemanticService', () => {
         const index = SearchIndex.build(DOCS);
         await semantic.serve(index);
         const vectors = semantic.vectorsFor(index)!;
-        await until(() => vectors.threads === scanThreads, `${scanThreads} scan threads are ready`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await eventually(() => vectors.threads === scanThreads, { what: `${scanThreads} scan threads are ready` });
+        // No helper beyond those: every helper started is one of the ready ones.
+        expect(vectors.helpersAlive).toBe(scanThreads - 1);
         expect(vectors.threads).toBe(scanThreads);
         semantic.close();
       }
@@ -159,7 +161,7 @@ describe('SemanticService', () => {
       fake.delayMs = 40;
       const semantic = service();
       const first = semantic.serve(SearchIndex.build(DOCS));
-      await until(() => fake.requests.length > 0, 'the first pass has sent its batches');
+      await eventually(() => fake.requests.length > 0, { what: 'the first pass has sent its batches' });
       const second = SearchIndex.build([...DOCS, doc('d.txt', 'A new car.')]);
       await Promise.all([first, semantic.serve(second)]);
       expect(fake.embeddedTexts()).toHaveLength(4);
@@ -187,7 +189,7 @@ describe('SemanticService', () => {
       fake.delayMs = 60;
       const requestsBefore = fake.requests.length;
       const overtaken = second.serve(SearchIndex.build(four));
-      await until(() => fake.requests.length > requestsBefore, 'the new chunk is being embedded');
+      await eventually(() => fake.requests.length > requestsBefore, { what: 'the new chunk is being embedded' });
       await Promise.all([overtaken, second.serve(SearchIndex.build(four))]);
       second.close();
       expect(VectorCache.fromBytes(file!).size).toBe(4);
@@ -236,13 +238,14 @@ describe('SemanticService', () => {
       for (const answer of answers) {
         expect(answer).toMatchObject({ ok: false, reason: expect.stringMatching(/now answers with vectors of 16 numbers where the chunk vectors have 64 .*embedded again/) });
       }
-      await until(() => next.state.state === 'ready', 'the chunks embedded again');
+      await eventually(() => next.state.state === 'ready', { what: 'the chunks embedded again' });
       expect(next.state).toMatchObject({ state: 'ready', dimensions: 16, chunks: 3 });
       expect(fake.embeddedTexts().length - before).toBe(2 + 3);
       expect(next.vectorsFor(index)?.dimensions).toBe(16);
       expect(await next.embedQuery('car', 16)).toMatchObject({ ok: true });
-      // One pass for both queries that noticed the change.
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // One pass for both queries that noticed the change (a second would have begun by now: both
+      // queries were answered before the pass ended).
+      await new Promise((resolve) => setImmediate(resolve));
       expect(states).toEqual(['starting', 'ready']);
       next.close();
     });
@@ -283,10 +286,10 @@ describe('SemanticService', () => {
       expect(semantic.state).toMatchObject({ state: 'degraded', code: 'unavailable' });
       expect(await semantic.embedQuery('car', FAKE_DIMENSIONS)).toMatchObject({ ok: false, reason: expect.stringMatching(/semantic search is unavailable/) });
       const failed = fake.requests.length;
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await eventually(() => fake.requests.length > failed, { what: 'a retry in the background' });
       expect(fake.requests.length).toBeGreaterThan(failed);
       fake.down = false;
-      for (let i = 0; i < 50 && semantic.state.state !== 'ready'; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      await eventually(() => semantic.state.state === 'ready', { what: 'recovery' });
       expect(semantic.state.state).toBe('ready');
       expect(semantic.vectorsFor(index)).toBeDefined();
       semantic.close();

@@ -1,10 +1,11 @@
-// A PostgreSQL database of its own for each test file, on the server every machine of this project
-// runs (127.0.0.1:5432, trust auth; `.ci/run` starts it). Several test runs share that server at once,
-// so each database gets a unique name and is dropped afterwards. TEST_POSTGRES_URL points elsewhere.
+// A PostgreSQL database of its own for each test file, on the run's server (test/support/postgres-server.ts:
+// a throwaway one, or TEST_POSTGRES_URL's). Several test runs may share a TEST_POSTGRES_URL server at
+// once, so each database gets a unique name and is dropped afterwards.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { inject } from 'vitest';
 
-const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const ADMIN_URL = inject('postgresAdminUrl');
 
 export interface TestDatabase {
   /** Connection URL of the fresh, empty database. */

@@ -1,6 +1,7 @@
 // A small corpus written by the tests: a few short documents, one long enough for several chunks,
 // a nested folder, and files the loader must skip.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 const paragraph = (topic: string, n: number) =>
@@ -27,4 +28,20 @@ export async function writeCorpusFiles(dir: string, files: Record<string, string
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, content);
   }
+}
+
+export interface TempCorpus {
+  /** The temp folder: the corpus is its `corpus/` subfolder, and anything written beside it is outside the corpus. */
+  workDir: string;
+  corpusDir: string;
+  remove(): Promise<void>;
+}
+
+/** Writes `files` into `corpus/` of a fresh temp folder, and `beside` (path → content) next to that folder. */
+export async function writeTempCorpus(files: Record<string, string | Buffer> = SAMPLE_FILES, beside: Record<string, string> = {}): Promise<TempCorpus> {
+  const workDir = await mkdtemp(join(tmpdir(), 'corpus-mcp-test-'));
+  const corpusDir = join(workDir, 'corpus');
+  await writeCorpusFiles(corpusDir, files);
+  await writeCorpusFiles(workDir, beside);
+  return { workDir, corpusDir, remove: () => rm(workDir, { recursive: true, force: true }) };
 }

@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SAMPLE_FILES, writeCorpusFiles } from './sample-corpus.js';
-import { eventually } from './test-server.js';
+import { eventually } from './eventually.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -62,7 +62,7 @@ export async function spawnServer(env: Record<string, string> = {}, options: { c
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   await Promise.race([
-    eventually(async () => lines.some((l) => l.msg === 'index built; ready'), options.readyWithinMs ?? 60_000),
+    eventually(async () => lines.some((l) => l.msg === 'index built; ready'), { timeoutMs: options.readyWithinMs ?? 60_000 }),
     exit.then(({ code }) => {
       throw new Error(`server exited with ${code} before it was ready: ${stderr}`);
     }),

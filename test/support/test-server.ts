@@ -1,11 +1,8 @@
 // Starts the real app on an ephemeral loopback port, over a corpus written to a temp folder (or the
 // bundled one), for end-to-end tests and scripts. The index is built the way main builds it, either at
 // once or when the test says so (to observe readiness).
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { ServerType } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,7 +12,7 @@ import { createApp } from '../../src/http/app.js';
 import type { AppOptions, CorpusApp } from '../../src/http/app.js';
 import { IndexHolder } from '../../src/mcp/index-holder.js';
 import { SearchIndex } from '../../src/search/search-index.js';
-import { SAMPLE_FILES, writeCorpusFiles } from './sample-corpus.js';
+import { SAMPLE_FILES, writeTempCorpus } from './sample-corpus.js';
 
 export interface TestServerOptions extends Partial<Omit<AppOptions, 'index' | 'publicUrl'>> {
   /** Files to write into a fresh temp corpus, path → content. Default SAMPLE_FILES. */
@@ -37,6 +34,8 @@ export interface TestServer {
   workDir: string;
   corpusDir: string;
   holder: IndexHolder;
+  /** Requests that have begun waiting for the index so far (an unbuilt index holds them). */
+  readonly waitingForIndex: number;
   app: CorpusApp;
   buildIndex(): void;
   close(): Promise<void>;
@@ -44,13 +43,18 @@ export interface TestServer {
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const { files = SAMPLE_FILES, corpusDir: givenDir, buildIndex: buildNow = true, publicUrl, serverOptions, ...appOptions } = options;
-  const workDir = await mkdtemp(join(tmpdir(), 'corpus-mcp-test-'));
-  const corpusDir = givenDir ?? join(workDir, 'corpus');
-  if (!givenDir) {
-    await writeCorpusFiles(corpusDir, files);
-  }
+  const temp = await writeTempCorpus(givenDir ? {} : files);
+  const { workDir } = temp;
+  const corpusDir = givenDir ?? temp.corpusDir;
   const corpus = await loadCorpus(corpusDir);
   const holder = new IndexHolder();
+  // Counted so a test can wait until its requests are held by the unbuilt index, not for a while.
+  let waitingForIndex = 0;
+  const wait = holder.wait.bind(holder);
+  holder.wait = () => {
+    waitingForIndex += 1;
+    return wait();
+  };
   const buildIndex = () => holder.set({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
 
   let server: ServerType | undefined;
@@ -76,6 +80,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     workDir,
     corpusDir,
     holder,
+    get waitingForIndex() {
+      return waitingForIndex;
+    },
     app: app!,
     buildIndex,
     async close() {
@@ -85,7 +92,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         // Force-close idle keep-alive and SSE sockets so close() returns promptly.
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
-      await rm(workDir, { recursive: true, force: true });
+      await temp.remove();
     },
   };
 }
@@ -96,14 +103,4 @@ export async function connectClient(url: URL, name = 'e2e-test'): Promise<{ clie
   const transport = new StreamableHTTPClientTransport(url, { reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 10, maxReconnectionDelay: 10, reconnectionDelayGrowFactor: 1 } });
   await client.connect(transport);
   return { client, transport };
-}
-
-/** Polls `check` until it returns true, failing after `timeoutMs`. For behaviour driven by timers (TTL). */
-export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000, intervalMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
 }

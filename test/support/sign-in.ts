@@ -26,7 +26,7 @@ import { IndexHolder } from '../../src/mcp/index-holder.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
-import { writeCorpusFiles } from '../support/sample-corpus.js';
+import { writeCorpusFiles } from './sample-corpus.js';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

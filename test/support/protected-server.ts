@@ -18,7 +18,7 @@ import type { AuthenticationOptions } from '../../src/http/authentication.js';
 import { createLogger } from '../../src/logger.js';
 import { IndexHolder } from '../../src/mcp/index-holder.js';
 import { SearchIndex } from '../../src/search/search-index.js';
-import { writeCorpusFiles } from '../support/sample-corpus.js';
+import { writeCorpusFiles } from './sample-corpus.js';
 
 export interface ProtectedServer {
   /** http://127.0.0.1:<port> — where the tests connect (PUBLIC_URL may differ, as behind a proxy). */
