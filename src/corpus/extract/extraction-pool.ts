@@ -4,7 +4,7 @@
 import { Piscina } from 'piscina';
 import { entryFile } from '../../entry-file.js';
 import type { DocumentFormat } from '../document.js';
-import { type Extracted, ExtractionError } from './extracted.js';
+import { type Extracted, ExtractionError, unreadableAs } from './extracted.js';
 import type { ExtractionResult, ExtractionTask } from './extract-worker.js';
 import { checkExtractionPoolOptions } from './extraction-pool-options.js';
 import type { ExtractionPoolOptions } from './extraction-pool-options.js';
@@ -64,9 +64,8 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
 }
 
 function describeFailure(error: unknown, format: DocumentFormat, timeoutMs: number, memoryMb: number): string {
-  const { name, code, message } = (error ?? {}) as { name?: string; code?: string; message?: string };
+  const { name, code } = (error ?? {}) as { name?: string; code?: string };
   if (name === 'AbortError' || name === 'TimeoutError') return `extraction took longer than the ${timeoutMs / 1000} s limit`;
   if (code === 'ERR_WORKER_OUT_OF_MEMORY') return `extraction needed more than the ${memoryMb} MB memory limit`;
-  const detail = (message ?? String(error)).split('\n', 1)[0]?.slice(0, 200) ?? '';
-  return `could not be read as ${format.toUpperCase()} (${detail})`;
+  return unreadableAs(format, error);
 }
