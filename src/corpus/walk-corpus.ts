@@ -10,9 +10,14 @@ export interface FileCandidate {
   absolutePath: string;
   /** Device and inode of the file when the walk saw it; the read refuses a path that now names another. */
   identity: { dev: number; ino: number };
-  /** Size in bytes and modification time (ms since the epoch) when the walk saw it. */
+  /**
+   * Size in bytes, modification and status-change times (ms since the epoch) when the walk saw it.
+   * The status-change time cannot be set back by hand (`cp -p`, `rsync -t` and tar restore only the
+   * modification time), so together with the inode it tells an edit whose time was put back.
+   */
   size: number;
   mtimeMs: number;
+  ctimeMs: number;
   /** Path relative to the root, '/'-separated: the document's `source`. */
   source: string;
   format: DocumentFormat;
@@ -130,7 +135,7 @@ export async function walkCorpus(rootReal: string): Promise<WalkResult> {
             skipped.push({ path: source, reason: 'not a regular file (device, socket or pipe)' });
             continue;
           }
-          files.push({ absolutePath: target, source, format, identity: { dev: info.dev, ino: info.ino }, size: info.size, mtimeMs: info.mtimeMs });
+          files.push({ absolutePath: target, source, format, identity: { dev: info.dev, ino: info.ino }, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs });
         }
         else if (extension === '') skipped.push({ path: source, reason: `no file extension (indexed: ${INDEXED})` });
         else skipped.push({ path: source, reason: `unsupported file type ${extension} (indexed: ${INDEXED})` });

@@ -139,6 +139,19 @@ describe('IndexService', () => {
       expect(record.snapshotRefused).toBe(code);
     });
 
+    it('serves the new content of a same-size edit whose modification time was put back (cp -p, rsync -t, tar)', async () => {
+      await boot();
+      const path = join(corpus, 'guides/gardening.md');
+      const { atime, mtime } = await stat(path);
+      const text = await readFile(path, 'utf8');
+      expect(text).toContain('tomatoes');
+      await writeFile(path, text.replace('tomatoes', 'potatoes'));
+      await utimes(path, atime, mtime);
+      const { record, sink } = await boot();
+      expect(record).toMatchObject({ outcome: 'ok', origin: 'build', snapshotRefused: 'corpus_changed' });
+      expect(sink.current!.index.search('potatoes')[0]?.chunkId).toMatch(/^guides\/gardening\.md#/);
+    });
+
     it('keeps using the snapshot when a file was only touched (time changed, content not)', async () => {
       await boot();
       const later = new Date(Date.now() + 5000);
