@@ -140,13 +140,16 @@ describe('IndexService', () => {
     });
 
     it('serves the new content of a same-size edit whose modification time was put back (cp -p, rsync -t, tar)', async () => {
-      await boot();
       const path = join(corpus, 'guides/gardening.md');
-      const { atime, mtime } = await stat(path);
+      // A whole second, so that putting it back is exact (a Date holds no nanoseconds).
+      const time = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+      await utimes(path, time, time);
+      await boot();
       const text = await readFile(path, 'utf8');
       expect(text).toContain('tomatoes');
       await writeFile(path, text.replace('tomatoes', 'potatoes'));
-      await utimes(path, atime, mtime);
+      await utimes(path, time, time);
+      expect((await stat(path)).mtimeMs).toBe(time.getTime());
       const { record, sink } = await boot();
       expect(record).toMatchObject({ outcome: 'ok', origin: 'build', snapshotRefused: 'corpus_changed' });
       expect(sink.current!.index.search('potatoes')[0]?.chunkId).toMatch(/^guides\/gardening\.md#/);
