@@ -67,6 +67,17 @@ describe('readDocument after the walk', () => {
   });
 });
 
+describe('readDocument when the extractor fails', () => {
+  it.each([
+    ['a stack overflow', new RangeError('Maximum call stack size exceeded'), 'could not be read as MARKDOWN (Maximum call stack size exceeded)'],
+    ['a value that is not an Error', 'boom', 'could not be read as MARKDOWN (boom)'],
+  ])('skips only that file with its reason on %s', async (_name, thrown, reason) => {
+    const failing: Extract = (format, input) => (input === '# B\n\nAlso inside.\n' ? Promise.reject(thrown) : extract(format, input));
+    await expect(readDocument(await candidate('b.md'), 1024 * 1024, failing)).resolves.toEqual({ kind: 'skipped', skipped: { path: 'b.md', reason } });
+    await expect(readDocument(await candidate('guides/a.md'), 1024 * 1024, failing)).resolves.toMatchObject({ kind: 'document' });
+  });
+});
+
 describe('loadCorpus over special files', () => {
   it('skips a FIFO named like a document, without blocking', async () => {
     execFileSync('mkfifo', [join(root, 'pipe.md')]);

@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import type { CorpusWarning, Document, SkippedFile } from './document.js';
-import { cutTitle, type Extracted, ExtractionError } from './extract/extracted.js';
+import { cutTitle, type Extracted, ExtractionError, unreadableAs } from './extract/extracted.js';
 import type { DocumentFormat } from './document.js';
 import { formatInfo } from './formats.js';
 import { formatBytes } from './format-bytes.js';
@@ -52,8 +52,8 @@ export async function readDocument(candidate: FileCandidate, maxFileBytes: numbe
   try {
     extracted = await extract(candidate.format, input);
   } catch (error) {
-    if (error instanceof ExtractionError) return skip(error.message);
-    throw error;
+    // Whatever an extractor throws costs only this file: one hostile file must not fail the corpus.
+    return skip(error instanceof ExtractionError ? error.message : unreadableAs(candidate.format, error));
   }
   const { text, bodyStart } = extracted;
   if (text.slice(bodyStart).trim() === '') {

@@ -10,9 +10,14 @@ export interface FileCandidate {
   absolutePath: string;
   /** Device and inode of the file when the walk saw it; the read refuses a path that now names another. */
   identity: { dev: number; ino: number };
-  /** Size in bytes and modification time (ms since the epoch) when the walk saw it. */
+  /**
+   * Size in bytes, modification and status-change times (ms since the epoch) when the walk saw it.
+   * The status-change time cannot be set back by hand (`cp -p`, `rsync -t` and tar restore only the
+   * modification time), so together with the inode it tells an edit whose time was put back.
+   */
   size: number;
   mtimeMs: number;
+  ctimeMs: number;
   /** Path relative to the root, '/'-separated: the document's `source`. */
   source: string;
   format: DocumentFormat;
@@ -25,8 +30,24 @@ export interface WalkResult {
 
 const INDEXED = listExtensions('and');
 
+/**
+ * Folders nested deeper than this under the root are not read (the root is depth 0). The corpus
+ * watcher watches to the same depth, so a deep tree costs neither a walk nor watches without end.
+ */
+export const MAX_FOLDER_DEPTH = 32;
+
+/**
+ * Whether an entry of this name is passed over, and never descended into: hidden entries and
+ * node_modules. The corpus watcher ignores the same names.
+ */
+export function isPassedOver(name: string): boolean {
+  return name.startsWith('.') || name === 'node_modules';
+}
+
 interface Folder {
   real: string;
+  /** How many folders down from the root: 0 for the root. */
+  depth: number;
   /** '' for the root, else the '/'-separated relative path without a trailing slash. */
   source: string;
 }
@@ -44,7 +65,7 @@ export async function walkCorpus(rootReal: string): Promise<WalkResult> {
   const files: FileCandidate[] = [];
   const skipped: SkippedFile[] = [];
   const visited = new Set<string>();
-  const folders: Folder[] = [{ real: rootReal, source: '' }];
+  const folders: Folder[] = [{ real: rootReal, source: '', depth: 0 }];
   const linkedFolders: Folder[] = [];
 
   const inside = (real: string): boolean => real === rootReal || real.startsWith(rootReal + sep);
@@ -56,6 +77,10 @@ export async function walkCorpus(rootReal: string): Promise<WalkResult> {
       continue;
     }
     visited.add(folder.real);
+    if (folder.depth > MAX_FOLDER_DEPTH) {
+      skipped.push({ path: `${folder.source}/`, reason: `folder nested deeper than ${MAX_FOLDER_DEPTH} levels` });
+      continue;
+    }
 
     let entries: Dirent[];
     try {
@@ -74,7 +99,7 @@ export async function walkCorpus(rootReal: string): Promise<WalkResult> {
         skipped.push(entry.isDirectory() ? { path: `${source}/`, reason: 'hidden folder' } : { path: source, reason: 'hidden file' });
         continue;
       }
-      if (entry.name === 'node_modules') {
+      if (isPassedOver(entry.name)) {
         skipped.push({ path: `${source}/`, reason: 'node_modules folder (installed packages, not documents)' });
         continue;
       }
@@ -103,13 +128,13 @@ export async function walkCorpus(rootReal: string): Promise<WalkResult> {
           continue;
         }
         if (isDirectory) {
-          linkedFolders.push({ real: target, source });
+          linkedFolders.push({ real: target, source, depth: folder.depth + 1 });
           continue;
         }
       }
 
       if (isDirectory) {
-        folders.push({ real: target, source });
+        folders.push({ real: target, source, depth: folder.depth + 1 });
       } else if (!isFile) {
         skipped.push({ path: source, reason: 'not a regular file (device, socket or pipe)' });
       } else {
@@ -130,7 +155,7 @@ export async function walkCorpus(rootReal: string): Promise<WalkResult> {
             skipped.push({ path: source, reason: 'not a regular file (device, socket or pipe)' });
             continue;
           }
-          files.push({ absolutePath: target, source, format, identity: { dev: info.dev, ino: info.ino }, size: info.size, mtimeMs: info.mtimeMs });
+          files.push({ absolutePath: target, source, format, identity: { dev: info.dev, ino: info.ino }, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs });
         }
         else if (extension === '') skipped.push({ path: source, reason: `no file extension (indexed: ${INDEXED})` });
         else skipped.push({ path: source, reason: `unsupported file type ${extension} (indexed: ${INDEXED})` });

@@ -1,14 +1,14 @@
 // The corpus manifest on real files: what counts as a change, and that checking one reads and hashes
 // bytes but never runs an extractor (a PDF or DOCX parse at every boot would cost as much as the
 // build it avoids, outside the extraction pool's time limit).
-import { mkdtemp, readFile, rm, unlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { writeCorpusFiles } from '../../test/support/sample-corpus.js';
 import type * as ExtractDocumentModule from '../corpus/extract/extract-document.js';
 import { readCandidateBytes } from '../corpus/read-document.js';
-import { contentDigest, manifestDifference, manifestOf, walkForManifest } from './corpus-manifest.js';
+import { contentDigest, decodeManifest, encodeManifest, manifestDifference, manifestOf, walkForManifest } from './corpus-manifest.js';
 import type { Manifest } from './corpus-manifest.js';
 
 vi.mock('../corpus/extract/extract-document.js', async (original) => ({
@@ -52,7 +52,7 @@ const touch = async (name: string) => {
 describe('manifestDifference', () => {
   it('matches an unchanged corpus', async () => {
     const manifest = await manifestNow();
-    expect(manifest.map((e) => [e[0], e[3] === null])).toEqual([
+    expect(manifest.map((e) => [e[0], e[5] === null])).toEqual([
       ['a.md', false],
       ['b.html', false],
       ['big.txt', true],
@@ -76,6 +76,19 @@ describe('manifestDifference', () => {
     expect(await manifestDifference(manifest, dir, MAX_BYTES)).toBe('1 changed ("b.html")');
   });
 
+  it('finds a same-size edit whose modification time was put back (as cp -p, rsync -t and tar do)', async () => {
+    const path = join(dir, 'b.html');
+    // A whole second, so that putting it back is exact (a Date holds no nanoseconds).
+    const time = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+    await utimes(path, time, time);
+    const manifest = await manifestNow();
+    await writeFile(path, (await readFile(path, 'utf8')).replace('Bravo', 'Brava'));
+    await utimes(path, time, time);
+    expect((await stat(path)).mtimeMs).toBe(time.getTime());
+    await expect(manifestDifference(manifest, dir, MAX_BYTES, { readTouched: false })).rejects.toMatchObject({ name: 'UnreadFileError', source: 'b.html' });
+    expect(await manifestDifference(manifest, dir, MAX_BYTES)).toBe('1 changed ("b.html")');
+  });
+
   it('reads no file when told not to, and says which file only its bytes could decide', async () => {
     const manifest = await manifestNow();
     expect(await manifestDifference(manifest, dir, MAX_BYTES, { readTouched: false })).toBeUndefined();
@@ -89,5 +102,21 @@ describe('manifestDifference', () => {
     await writeFile(join(dir, 'a.md'), '# A\n\nAlpha tomatoes, longer now.\n');
     await unlink(join(dir, 'big.txt'));
     expect(await manifestDifference(manifest, dir, MAX_BYTES)).toBe('1 added ("c.md"), 1 changed ("a.md"), 1 removed ("big.txt")');
+  });
+});
+
+describe('decodeManifest', () => {
+  it('reads back what encodeManifest stored', async () => {
+    const manifest = await manifestNow();
+    expect(decodeManifest(encodeManifest(manifest))).toEqual(manifest);
+  });
+
+  it.each([
+    ['a manifest of the first format (a bare list without status-change times or inodes)', '[["a.md",3,1,"digest"]]', 'foreign'],
+    ['a manifest of a later format', '{"format":99,"files":[]}', 'foreign'],
+    ['bytes that are not JSON', '{', 'corrupt'],
+    ['entries of the wrong shape', '{"format":2,"files":[["a.md",3,1,"digest"]]}', 'corrupt'],
+  ])('refuses %s', (_name, text, code) => {
+    expect(() => decodeManifest(new TextEncoder().encode(text))).toThrow(expect.objectContaining({ name: 'ManifestFormatError', code }));
   });
 });

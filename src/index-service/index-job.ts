@@ -8,7 +8,7 @@ import type { CorpusWarning, SkippedFile } from '../corpus/document.js';
 import { encodeIndexSnapshot } from '../search/index-snapshot.js';
 import { SearchIndex } from '../search/search-index.js';
 import type { SearchIndexOptions } from '../search/search-index.js';
-import { contentDigest, manifestOf, walkForManifest } from './corpus-manifest.js';
+import { contentDigest, encodeManifest, manifestOf, walkForManifest } from './corpus-manifest.js';
 import { checkSnapshot, MANIFEST_SECTION, maxFileBytesOf, needsSnapshotCheck } from './snapshot-check.js';
 import { writeSnapshotFile } from './snapshot-file.js';
 import type { SnapshotRefusalCode } from './snapshot-file.js';
@@ -76,7 +76,7 @@ export async function runIndexJob(job: IndexJob): Promise<IndexJobResult> {
   const manifest = manifestOf(walked?.files ?? [], digests);
   const meta: SnapshotMeta = { skipped: corpus.skipped, warnings: corpus.warnings ?? [] };
   const bytes = await timed('encodeMs', () =>
-    encodeIndexSnapshot(index, { engine: job.engine, meta, extra: { [MANIFEST_SECTION]: new TextEncoder().encode(JSON.stringify(manifest)) } }),
+    encodeIndexSnapshot(index, { engine: job.engine, meta, extra: { [MANIFEST_SECTION]: encodeManifest(manifest) } }),
   );
   let writeError: string | undefined;
   if (job.indexFile !== undefined) {

@@ -139,6 +139,22 @@ describe('IndexService', () => {
       expect(record.snapshotRefused).toBe(code);
     });
 
+    it('serves the new content of a same-size edit whose modification time was put back (cp -p, rsync -t, tar)', async () => {
+      const path = join(corpus, 'guides/gardening.md');
+      // A whole second, so that putting it back is exact (a Date holds no nanoseconds).
+      const time = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+      await utimes(path, time, time);
+      await boot();
+      const text = await readFile(path, 'utf8');
+      expect(text).toContain('tomatoes');
+      await writeFile(path, text.replace('tomatoes', 'potatoes'));
+      await utimes(path, time, time);
+      expect((await stat(path)).mtimeMs).toBe(time.getTime());
+      const { record, sink } = await boot();
+      expect(record).toMatchObject({ outcome: 'ok', origin: 'build', snapshotRefused: 'corpus_changed' });
+      expect(sink.current!.index.search('potatoes')[0]?.chunkId).toMatch(/^guides\/gardening\.md#/);
+    });
+
     it('keeps using the snapshot when a file was only touched (time changed, content not)', async () => {
       await boot();
       const later = new Date(Date.now() + 5000);

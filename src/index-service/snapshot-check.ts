@@ -7,7 +7,7 @@ import { snapshotSection } from '../search/index-snapshot.js';
 import type { SnapshotHeader } from '../search/index-snapshot.js';
 import { resolveSearchOptions } from '../search/search-options.js';
 import type { SearchIndexOptions } from '../search/search-index.js';
-import { manifestDifference, UnreadFileError } from './corpus-manifest.js';
+import { decodeManifest, ManifestFormatError, manifestDifference, UnreadFileError } from './corpus-manifest.js';
 import type { Manifest } from './corpus-manifest.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../corpus/read-document.js';
 import type { IndexJob, IndexJobResult, SnapshotRefusalReport } from './index-job.js';
@@ -57,10 +57,10 @@ async function checkedSnapshot(job: IndexJob, path: string, readTouched: boolean
   const section = snapshotSection(bytes, header, MANIFEST_SECTION);
   let manifest: Manifest;
   try {
-    manifest = JSON.parse(new TextDecoder().decode(section)) as Manifest;
-    if (!Array.isArray(manifest)) throw new TypeError('not a list');
-  } catch {
-    throw new SnapshotRefusal('corrupt', `snapshot ${path} has no readable manifest of the corpus`);
+    manifest = decodeManifest(section);
+  } catch (error) {
+    if (!(error instanceof ManifestFormatError)) throw error;
+    throw new SnapshotRefusal(error.code === 'foreign' ? 'foreign_version' : 'corrupt', `snapshot ${path}: ${error.message}`);
   }
   const difference = await manifestDifference(manifest, job.corpusRoot, maxFileBytesOf(job), { readTouched });
   if (difference !== undefined) throw new SnapshotRefusal('corpus_changed', `the corpus changed since snapshot ${path} was written: ${difference}`);

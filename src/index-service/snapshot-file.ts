@@ -4,7 +4,7 @@
 // file and a crash mid-write leaves the previous snapshot in place.
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { readSnapshotHeader, SnapshotError } from '../search/index-snapshot.js';
@@ -62,12 +62,39 @@ function isRunning(pid: number): boolean {
   }
 }
 
+// Temporary files are created exclusively ('wx': O_CREAT | O_EXCL), which never follows a link: a
+// symbolic link planted at the temporary path cannot redirect the write. Something already there (a
+// planted link, or what an earlier write of this process and thread failed to remove) is removed,
+// the link itself and never its target, and the create is tried once more.
+const EXCLUSIVE = 'wx';
+const alreadyThere = (error: unknown): boolean => (error as NodeJS.ErrnoException).code === 'EEXIST';
+
+function createTemporary(temporary: string): number {
+  try {
+    return openSync(temporary, EXCLUSIVE, 0o644);
+  } catch (error) {
+    if (!alreadyThere(error)) throw error;
+    rmSync(temporary, { force: true });
+    return openSync(temporary, EXCLUSIVE, 0o644);
+  }
+}
+
+async function createTemporaryAsync(temporary: string): Promise<FileHandle> {
+  try {
+    return await open(temporary, EXCLUSIVE, 0o644);
+  } catch (error) {
+    if (!alreadyThere(error)) throw error;
+    await rm(temporary, { force: true });
+    return open(temporary, EXCLUSIVE, 0o644);
+  }
+}
+
 /** Writes `bytes` and their digest to `path` atomically (temporary file, fsync, rename). */
 export function writeSnapshotFile(path: string, bytes: Uint8Array): void {
   const temporary = temporaryOf(path);
   const digest = createHash('sha256').update(bytes).digest();
   try {
-    const fd = openSync(temporary, 'w', 0o644);
+    const fd = createTemporary(temporary);
     try {
       writeSync(fd, bytes);
       writeSync(fd, digest);
@@ -91,7 +118,7 @@ export async function writeSnapshotFileInPieces(path: string, pieces: Iterable<U
   const temporary = temporaryOf(path);
   const hash = createHash('sha256');
   try {
-    const handle = await open(temporary, 'w', 0o644);
+    const handle = await createTemporaryAsync(temporary);
     try {
       for (const piece of pieces) {
         hash.update(piece);

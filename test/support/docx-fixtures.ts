@@ -90,3 +90,28 @@ export async function makeDocxZipBomb(unpackedBytes = 128 * 1024 * 1024): Promis
   document.set(encoder.encode(tail), unpackedBytes - tail.length);
   return zipSync({ ...normal, 'word/document.xml': [document, { level: 1 }] });
 }
+
+/**
+ * `makeDocxZipBomb` with a zip directory that lies: the local and central headers of document.xml
+ * declare `declaredBytes` unpacked, so a check of the declared sizes lets it through.
+ */
+export async function makeLyingDocx(unpackedBytes: number, declaredBytes = 100): Promise<Uint8Array> {
+  const zip = await makeDocxZipBomb(unpackedBytes);
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  const name = new TextEncoder().encode('word/document.xml');
+  const named = (at: number): boolean => name.every((byte, i) => zip[at + i] === byte);
+  let patched = 0;
+  for (let at = 0; at + 46 < zip.length; at += 1) {
+    const signature = view.getUint32(at, true);
+    // Local file header: uncompressed size at 22, name at 30; central directory header: at 24 and 46.
+    if (signature === 0x04034b50 && view.getUint16(at + 26, true) === name.length && named(at + 30)) {
+      view.setUint32(at + 22, declaredBytes, true);
+      patched += 1;
+    } else if (signature === 0x02014b50 && view.getUint16(at + 28, true) === name.length && named(at + 46)) {
+      view.setUint32(at + 24, declaredBytes, true);
+      patched += 1;
+    }
+  }
+  if (patched !== 2) throw new Error(`expected to patch 2 headers of word/document.xml, patched ${patched}`);
+  return zip;
+}

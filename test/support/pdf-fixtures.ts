@@ -1,5 +1,6 @@
 // PDFs written with pdf-lib when the tests run: several pages, an outline, a hyphenated line end,
 // metadata, and the hostile kinds (truncated, encrypted, a huge page count, no text layer).
+import { zlibSync } from 'fflate';
 import { PDFDocument, PDFHexString, PDFName, type PDFPage, type PDFRef, StandardFonts } from 'pdf-lib';
 
 export interface PdfPageSpec {
@@ -101,4 +102,22 @@ export async function makeScannedPdf(): Promise<Uint8Array> {
 export async function makeTruncatedPdf(fraction = 0.5): Promise<Uint8Array> {
   const whole = await makePdf({ pages: [{ lines: ['one'] }, { lines: ['two'] }, { lines: ['three'] }] });
   return whole.slice(0, Math.floor(whole.length * fraction));
+}
+
+/**
+ * A one-page PDF whose content stream is a Flate stream of a few hundred KB that inflates to
+ * `inflatedBytes` (spaces, then one line of text): pdf.js holds the output in an ArrayBuffer, which a
+ * worker's heap limit does not count. Deflated with fflate, far faster than pdf-lib's pako.
+ */
+export async function makeFlateBombPdf(inflatedBytes: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([400, 600]);
+  page.drawText('Flate bomb', { x: 40, y: 560, size: 11, font });
+  const text = new TextEncoder().encode('BT /F1 11 Tf 40 540 Td (Boom) Tj ET\n');
+  const content = new Uint8Array(inflatedBytes).fill(0x20);
+  content.set(text, inflatedBytes - text.length);
+  const stream = doc.context.stream(zlibSync(content, { level: 1 }), { Filter: 'FlateDecode' });
+  page.node.set(PDFName.of('Contents'), doc.context.register(stream));
+  return doc.save({ useObjectStreams: false });
 }

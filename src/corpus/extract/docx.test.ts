@@ -1,6 +1,6 @@
 import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { makeCrewManualDocx, makeDocx, makeDocxZipBomb } from '../../../test/support/docx-fixtures.js';
+import { makeCrewManualDocx, makeDocx, makeDocxZipBomb, makeLyingDocx } from '../../../test/support/docx-fixtures.js';
 import { extractDocx } from './docx.js';
 import { ExtractionError } from './extracted.js';
 
@@ -32,6 +32,14 @@ describe('extractDocx', () => {
       const error = await extractDocx(await makeDocxZipBomb(), limits).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ExtractionError);
       expect((error as Error).message).toBe('would unpack to 128 MB, over the 100 MB limit (a zip bomb?)');
+    });
+
+    it('a zip bomb whose directory lies about its sizes, stopped while inflating, before mammoth sees it', async () => {
+      const docx = await makeLyingDocx(64 * 1024 * 1024);
+      // The declared sizes pass the check: only counting the inflated bytes catches it.
+      const error = await extractDocx(docx, { ...limits, maxUnpackedBytes: 8 * 1024 * 1024 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ExtractionError);
+      expect((error as Error).message).toBe('unpacks to more than the 8 MB limit, though its zip directory declares less (a zip bomb?)');
     });
 
     it('bytes that are not a zip', async () => {

@@ -1,9 +1,14 @@
 // DOCX: mammoth turns the Word document into simple HTML with its Heading 1–6 paragraphs as h1–h6,
 // and the HTML extractor takes it from there (text, sections). The title comes from the document
-// properties (docProps/core.xml), else the first Heading 1. Before mammoth inflates anything, the
-// zip's directory is read (fflate) and a file that would unpack to more than the limit is refused
-// as a zip bomb; a lying directory is caught by the worker's memory and time limits.
-import { unzipSync } from 'fflate';
+// properties (docProps/core.xml), else the first Heading 1.
+//
+// mammoth never inflates the file itself. The zip's directory is read first (fflate) and a file that
+// declares more than the limit unpacked is refused as a zip bomb; then every entry is inflated here,
+// a few KB of compressed input at a time, counting the bytes that actually come out, and stopped at
+// the limit: a directory that lies about its sizes is caught after at most one step past the limit,
+// which the worker's heap limit would not do (inflated bytes live in ArrayBuffers it does not count).
+// mammoth gets the bounded entries re-zipped without compression (store), so it inflates nothing.
+import { Unzip, UnzipInflate, unzipSync, zipSync } from 'fflate';
 import { Parser } from 'htmlparser2';
 import mammoth from 'mammoth';
 import type { ExtractionLimits } from './extract-document.js';
@@ -14,6 +19,13 @@ import { formatBytes } from '../format-bytes.js';
 const CORE_PROPERTIES = 'docProps/core.xml';
 const MAIN_DOCUMENT = 'word/document.xml';
 const MAX_CORE_PROPERTIES_BYTES = 1024 * 1024;
+/**
+ * Compressed bytes inflated per step. Deflate expands at most about 1032:1, so one step yields at
+ * most about 17 MB: the most the actual count can pass the limit by.
+ */
+const INFLATE_STEP_BYTES = 16 * 1024;
+/** Pictures are neither inflated nor handed to mammoth: only the text is indexed. */
+const MEDIA = /^word\/media\//;
 
 export async function extractDocx(bytes: Uint8Array, { maxUnpackedBytes }: ExtractionLimits): Promise<Extracted> {
   let unpacked = 0;
@@ -36,15 +48,73 @@ export async function extractDocx(bytes: Uint8Array, { maxUnpackedBytes }: Extra
   }
   if (!hasDocument) throw new ExtractionError(`not a Word document (the archive has no ${MAIN_DOCUMENT})`);
 
+  const stored = zipSync(inflateBounded(bytes, maxUnpackedBytes), { level: 0 });
   let html: string;
   try {
-    html = (await mammoth.convertToHtml({ buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) })).value;
+    // Images become empty <img> tags without being read: their entries were left out.
+    const convertImage = mammoth.images.imgElement(() => Promise.resolve({ src: '' }));
+    html = (await mammoth.convertToHtml({ buffer: Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength) }, { convertImage })).value;
   } catch (error) {
     throw new ExtractionError(`damaged DOCX (${firstLine(error)})`);
   }
   const extracted = extractHtml(html);
   const title = core === undefined ? undefined : coreTitle(core);
   return title === undefined ? extracted : { ...extracted, title };
+}
+
+/**
+ * Every entry but pictures, inflated, counting what comes out; throws an `ExtractionError` as soon as
+ * the count passes `maxUnpackedBytes`, whatever the zip declared.
+ */
+function inflateBounded(bytes: Uint8Array, maxUnpackedBytes: number): Record<string, Uint8Array> {
+  const entries: Record<string, Uint8Array> = {};
+  let unpacked = 0;
+  let failure: ExtractionError | undefined;
+  const unzip = new Unzip((file) => {
+    if (MEDIA.test(file.name) || file.name.endsWith('/')) return;
+    const parts: Uint8Array[] = [];
+    file.ondata = (error, chunk, final) => {
+      if (failure !== undefined) return;
+      if (error) {
+        failure = new ExtractionError(`damaged DOCX (${firstLine(error)})`);
+        return;
+      }
+      unpacked += chunk.length;
+      if (unpacked > maxUnpackedBytes) {
+        failure = new ExtractionError(`unpacks to more than the ${formatBytes(maxUnpackedBytes)} limit, though its zip directory declares less (a zip bomb?)`);
+        file.terminate();
+        return;
+      }
+      parts.push(chunk);
+      if (final) entries[file.name] = concat(parts);
+    };
+    try {
+      file.start();
+    } catch (error) {
+      failure ??= new ExtractionError(`damaged DOCX (${firstLine(error)})`);
+    }
+  });
+  unzip.register(UnzipInflate);
+  try {
+    for (let at = 0; at < bytes.length && failure === undefined; at += INFLATE_STEP_BYTES) {
+      unzip.push(bytes.subarray(at, at + INFLATE_STEP_BYTES), at + INFLATE_STEP_BYTES >= bytes.length);
+    }
+  } catch (error) {
+    failure ??= new ExtractionError(`damaged DOCX (${firstLine(error)})`);
+  }
+  if (failure !== undefined) throw failure;
+  return entries;
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0] as Uint8Array;
+  const whole = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    whole.set(part, at);
+    at += part.length;
+  }
+  return whole;
 }
 
 /** `<dc:title>` of the core properties, entities decoded; undefined when absent or empty. */

@@ -14,7 +14,7 @@ import { extractText } from './text.js';
 export interface ExtractionLimits {
   /** A PDF with more pages is skipped. */
   maxPages: number;
-  /** A DOCX whose zip directory declares more bytes than this, unpacked, is skipped as a zip bomb. */
+  /** A DOCX that declares, or actually inflates to, more bytes than this unpacked is skipped as a zip bomb. */
   maxUnpackedBytes: number;
 }
 

@@ -20,6 +20,16 @@ export class ExtractionError extends Error {
   override readonly name = 'ExtractionError';
 }
 
+/**
+ * The skip reason for an extractor that failed with something other than an `ExtractionError` (a
+ * parser's bug, a stack overflow): the file is skipped, never the corpus failed.
+ */
+export function unreadableAs(format: string, error: unknown): string {
+  const message = (error as { message?: unknown } | undefined)?.message;
+  const detail = (typeof message === 'string' ? message : String(error)).split('\n', 1)[0]?.slice(0, 200) ?? '';
+  return `could not be read as ${format.toUpperCase()} (${detail})`;
+}
+
 /** Document titles travel with every search result, so a runaway title is cut short. */
 export const MAX_TITLE_CHARS = 200;
 /**

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { makeFlateBombPdf, makePdf } from '../../../test/support/pdf-fixtures.js';
 import { type ExtractionPool, createExtractionPool } from './extraction-pool.js';
 
 const limits = { maxPages: 100, maxUnpackedBytes: 100 * 1024 * 1024 };
@@ -25,6 +26,16 @@ describe('createExtractionPool', () => {
       pool = createExtractionPool({ timeoutMs: 30_000, memoryMb: 256, threads: 1, limits });
       await expect(pool.extract('html', '<p>next</p>')).resolves.toMatchObject({ text: 'next' });
     });
+
+    it('stops a PDF whose Flate stream inflates past the memory limit outside the heap, skips it alone, and serves the next file', async () => {
+      // The heap limit alone does not catch it: pdf.js holds the inflated stream in an ArrayBuffer.
+      pool = createExtractionPool({ timeoutMs: 120_000, memoryMb: 32, threads: 2, limits });
+      const bomb = await makeFlateBombPdf(320 * 1024 * 1024);
+      const good = await makePdf({ pages: [{ lines: ['Harbour lights at dusk.'] }] });
+      const [bombed, served] = await Promise.allSettled([pool.extract('pdf', bomb), pool.extract('pdf', good)]);
+      expect(bombed).toMatchObject({ status: 'rejected', reason: { message: 'extraction needed more than the 64 MB memory limit' } });
+      expect(served).toMatchObject({ status: 'fulfilled', value: { text: 'Harbour lights at dusk.' } });
+    }, 120_000);
 
     it('passes an extractor’s refusal on as its reason', async () => {
       pool = createExtractionPool({ timeoutMs: 30_000, memoryMb: 256, threads: 1, limits });

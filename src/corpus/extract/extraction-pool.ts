@@ -1,10 +1,16 @@
 // Extraction with a time and memory limit: a hostile PDF, DOCX or HTML file can drive its parser
 // into runaway work that no code inside the parser would stop, so it runs in a worker thread that is
 // terminated when the limit passes. piscina owns the threads; aborting a running task ends its worker.
+//
+// A worker's heap limit does not count ArrayBuffers, where parsers keep what they inflate (pdf.js a
+// Flate stream's output), so a watchdog also samples the process's memory outside the main thread's
+// own heap while files are extracted, and aborts the running extractions once it grows by more than
+// threads × memoryMb. Which of them grew is not known: each aborted file is run again alone, and
+// only a file that passes the limit alone is skipped.
 import { Piscina } from 'piscina';
 import { entryFile } from '../../entry-file.js';
 import type { DocumentFormat } from '../document.js';
-import { type Extracted, ExtractionError } from './extracted.js';
+import { type Extracted, ExtractionError, unreadableAs } from './extracted.js';
 import type { ExtractionResult, ExtractionTask } from './extract-worker.js';
 import { checkExtractionPoolOptions } from './extraction-pool-options.js';
 import type { ExtractionPoolOptions } from './extraction-pool-options.js';
@@ -16,6 +22,20 @@ export interface ExtractionPool {
 }
 
 const { url: WORKER, fromSources: FROM_SOURCE } = entryFile(import.meta.url, 'extract-worker');
+
+/** How often the watchdog samples memory while files are extracted, in milliseconds. */
+const WATCHDOG_INTERVAL_MS = 50;
+const MB = 1024 * 1024;
+
+/** Memory of the process outside the main thread's own heap and buffers: the workers', mostly. */
+function workersMemory(): number {
+  const { rss, heapTotal, external } = process.memoryUsage();
+  return rss - heapTotal - external;
+}
+
+class MemoryLimitExceeded extends Error {
+  override readonly name = 'MemoryLimitExceeded';
+}
 
 export function createExtractionPool(options: ExtractionPoolOptions): ExtractionPool {
   checkExtractionPoolOptions(options);
@@ -44,29 +64,74 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     if (next) next();
     else running -= 1;
   };
+  // A file run alone holds every slot; one such file gathers slots at a time, or two could each
+  // hold some and wait forever for the rest.
+  let alone: Promise<void> = Promise.resolve();
+  const acquireAll = async (): Promise<() => void> => {
+    let done = (): void => undefined;
+    const previous = alone;
+    alone = new Promise<void>((resolve) => (done = resolve));
+    await previous;
+    for (let i = 0; i < threads; i += 1) await acquire();
+    return () => {
+      for (let i = 0; i < threads; i += 1) release();
+      done();
+    };
+  };
+
+  const memoryLimit = threads * memoryMb * MB;
+  const baseline = workersMemory();
+  const extracting = new Set<AbortController>();
+  let watchdog: NodeJS.Timeout | undefined;
+  const watch = (controller: AbortController): void => {
+    extracting.add(controller);
+    watchdog ??= setInterval(() => {
+      if (workersMemory() - baseline <= memoryLimit) return;
+      for (const running of extracting) running.abort(new MemoryLimitExceeded());
+    }, WATCHDOG_INTERVAL_MS).unref();
+  };
+  const unwatch = (controller: AbortController): void => {
+    extracting.delete(controller);
+    if (extracting.size === 0) {
+      clearInterval(watchdog);
+      watchdog = undefined;
+    }
+  };
+
+  const run = async (format: DocumentFormat, input: string | Uint8Array, alone: boolean): Promise<Extracted> => {
+    let free = release;
+    if (alone) free = await acquireAll();
+    else await acquire();
+    const controller = new AbortController();
+    watch(controller);
+    try {
+      const result = await pool.run({ format, input, limits }, { signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), controller.signal]) });
+      if ('skipped' in result) throw new ExtractionError(result.skipped);
+      return result.extracted;
+    } catch (error) {
+      if (error instanceof ExtractionError) throw error;
+      if (!(controller.signal.reason instanceof MemoryLimitExceeded)) throw new ExtractionError(describeFailure(error, format, timeoutMs, memoryMb));
+      if (alone) throw new ExtractionError(`extraction needed more than the ${threads * memoryMb} MB memory limit`);
+    } finally {
+      unwatch(controller);
+      free();
+    }
+    // Aborted with others running: run it again alone, once its slot is free, to know whether it was this file.
+    return run(format, input, true);
+  };
 
   return {
-    async extract(format, input) {
-      await acquire();
-      try {
-        const result = await pool.run({ format, input, limits }, { signal: AbortSignal.timeout(timeoutMs) });
-        if ('skipped' in result) throw new ExtractionError(result.skipped);
-        return result.extracted;
-      } catch (error) {
-        if (error instanceof ExtractionError) throw error;
-        throw new ExtractionError(describeFailure(error, format, timeoutMs, memoryMb));
-      } finally {
-        release();
-      }
+    extract: (format, input) => run(format, input, false),
+    async close() {
+      clearInterval(watchdog);
+      await pool.close({ force: true });
     },
-    close: () => pool.close({ force: true }),
   };
 }
 
 function describeFailure(error: unknown, format: DocumentFormat, timeoutMs: number, memoryMb: number): string {
-  const { name, code, message } = (error ?? {}) as { name?: string; code?: string; message?: string };
+  const { name, code } = (error ?? {}) as { name?: string; code?: string };
   if (name === 'AbortError' || name === 'TimeoutError') return `extraction took longer than the ${timeoutMs / 1000} s limit`;
   if (code === 'ERR_WORKER_OUT_OF_MEMORY') return `extraction needed more than the ${memoryMb} MB memory limit`;
-  const detail = (message ?? String(error)).split('\n', 1)[0]?.slice(0, 200) ?? '';
-  return `could not be read as ${format.toUpperCase()} (${detail})`;
+  return unreadableAs(format, error);
 }

@@ -134,6 +134,21 @@ describe('markdownSections', () => {
   });
 });
 
+describe('a 4 MB line of one punctuation character', () => {
+  // A regex backreference repeated over such a line overflowed V8's regex stack ("Maximum call stack
+  // size exceeded"), which failed the file and, with it, the whole corpus.
+  const line = '-'.repeat(4 * 1024 * 1024);
+  it.each([
+    ['markdown, as a thematic break', extractMarkdown, `# T\n\n${line}\n\nText.\n`, ['T']],
+    ['markdown, as a setext underline', extractMarkdown, `Title\n${line}\n`, ['Title']],
+    ['restructuredtext, as an underline', extractRestructuredText, `Title\n${line}\n\nText.\n`, ['Title']],
+    ['restructuredtext, as an over- and underline', extractRestructuredText, `${line}\nTitle\n${line}\n`, ['Title']],
+    ['restructuredtext, as a transition', extractRestructuredText, `Text.\n\n${line}\n\nMore.\n`, []],
+  ])('is read in %s', (_name, extract, text, titles) => {
+    expect(extract(text).sections.map((s) => s.title)).toEqual(titles);
+  });
+});
+
 describe('restructuredTextSections', () => {
   it('takes levels from the order in which adornment styles first appear', () => {
     const text = '=====\nTitle\n=====\n\nChapter\n-------\n\nText.\n\nSection\n~~~~~~~\n\nAnother chapter\n---------------\n';
