@@ -12,7 +12,8 @@ import { makeLyingDocx } from './support/docx-fixtures.js';
 import { SAMPLE_FILES, writeCorpusFiles } from './support/sample-corpus.js';
 import { cleanUpSpawnedServers, spawnServer } from './support/spawned-server.js';
 import type { SpawnedServer } from './support/spawned-server.js';
-import { connectClient, eventually } from './support/test-server.js';
+import { eventually } from './support/eventually.js';
+import { connectClient } from './support/test-server.js';
 
 const DASHES = '-'.repeat(4 * 1024 * 1024);
 
@@ -64,7 +65,7 @@ describe('a corpus with hostile files, end to end', () => {
   });
 
   it('watches the corpus without descending the link to /usr, and answers /healthz', async () => {
-    await eventually(async () => server.lines.some((l) => l.msg === 'watching the corpus for changes'), 60_000);
+    await eventually(async () => server.lines.some((l) => l.msg === 'watching the corpus for changes'), { what: 'the watcher to be ready', timeoutMs: 60_000 });
     expect((await fetch(`${server.base}/healthz`)).status).toBe(200);
     // The server's peak resident memory (VmHWM, kB): crawling /usr took it to 2.7 GB. (The build ran
     // in its own process; the lying DOCX's reason above shows the count stopped its inflate.)
