@@ -10,18 +10,14 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, startTestServer } from './support/test-server.js';
 import type { TestServer } from './support/test-server.js';
-import { expectNoInternals } from './robustness-support.js';
+import { CANARY, checkedToolCalls } from './robustness-support.js';
 
-/** Written outside the corpus and in files the loader skips: must never reach a client. */
-const CANARY = 'CANARY-7f3a9c-outside-the-index';
 
 const FILES: Record<string, string> = {
   'guide.md': '# Guide\n\nSessions expire after an idle timeout. Tokens are checked on every request.\n',
   '.hidden.md': `# Hidden\n\n${CANARY}\n`,
   'secret.env': `TOKEN=${CANARY}\n`,
 };
-
-type Args = Record<string, unknown>;
 
 describe('robustness: hostile tool arguments', () => {
   let server: TestServer;
@@ -37,25 +33,7 @@ describe('robustness: hostile tool arguments', () => {
     await server?.close();
   });
 
-  const call = async (name: string, args: Args): Promise<CallToolResult> => {
-    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-    expect(JSON.stringify(result)).not.toContain(CANARY);
-    // Messages echo the offending value (which may itself be a path); anything else must not be internal.
-    let text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-    for (const value of Object.values(args)) if (typeof value === 'string') text = text.split(value.slice(0, 200)).join('');
-    expectNoInternals(text);
-    return result;
-  };
-  const ok = async (name: string, args: Args): Promise<Record<string, unknown>> => {
-    const result = await call(name, args);
-    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-    return result.structuredContent as Record<string, unknown>;
-  };
-  const refused = async (name: string, args: Args): Promise<string> => {
-    const result = await call(name, args);
-    expect(result.isError, `expected ${name}(${JSON.stringify(args).slice(0, 100)}) to be refused`).toBe(true);
-    return (result.content[0] as { text: string }).text;
-  };
+  const { ok, refused } = checkedToolCalls(async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult);
 
   it('refuses a bad argument with a tool error naming the argument and its value', async () => {
     expect(await refused('search_documents', { query: 42 })).toMatch(/query=42/);

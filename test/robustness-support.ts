@@ -2,6 +2,7 @@
 // exactly as given (what a careless or hostile client does), the messages of an answer whether it
 // came as JSON or SSE, and the check that no answer betrays the server's internals.
 import { expect } from 'vitest';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_HEADERS } from './support/mcp-post.js';
 import { initializeBody, PROTOCOL_VERSION } from './support/raw-mcp.js';
 
@@ -42,4 +43,37 @@ const INTERNALS = [/\bat [\w.<>$]+ \(/, /\n\s+at /, /\/work\//, /node_modules/, 
 /** Asserts that a response body shows no stack trace or internal path. */
 export function expectNoInternals(text: string): void {
   for (const pattern of INTERNALS) expect(text, `response leaks internals (${pattern}): ${text.slice(0, 300)}`).not.toMatch(pattern);
+}
+
+/** Written outside the corpus and in files the loader skips: must never reach a client. */
+export const CANARY = 'CANARY-7f3a9c-outside-the-index';
+
+type Args = Record<string, unknown>;
+
+/**
+ * Tool calls through `invoke` (the service itself, or a client over HTTP), each checked to carry no
+ * CANARY and no internals: `call` returns the result, `ok` its structured content (no tool error),
+ * `refused` the message of the tool error it must be.
+ */
+export function checkedToolCalls(invoke: (name: string, args: Args) => Promise<CallToolResult>) {
+  const call = async (name: string, args: Args): Promise<CallToolResult> => {
+    const result = await invoke(name, args);
+    expect(JSON.stringify(result)).not.toContain(CANARY);
+    // Messages echo the offending value (which may itself be a path); anything else must not be internal.
+    let text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+    for (const value of Object.values(args)) if (typeof value === 'string') text = text.split(value.slice(0, 200)).join('');
+    expectNoInternals(text);
+    return result;
+  };
+  const ok = async (name: string, args: Args): Promise<Record<string, unknown>> => {
+    const result = await call(name, args);
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    return result.structuredContent as Record<string, unknown>;
+  };
+  const refused = async (name: string, args: Args): Promise<string> => {
+    const result = await call(name, args);
+    expect(result.isError, `expected ${name}(${JSON.stringify(args).slice(0, 100)}) to be refused`).toBe(true);
+    return (result.content[0] as { text: string }).text;
+  };
+  return { call, ok, refused };
 }

@@ -5,8 +5,7 @@
 // outside the index is ever served. test/robustness-arguments.test.ts keeps one case of each kind
 // over HTTP with the real client.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { expectNoInternals } from '../../test/robustness-support.js';
+import { CANARY, checkedToolCalls } from '../../test/robustness-support.js';
 import { writeTempCorpus } from '../../test/support/sample-corpus.js';
 import type { TempCorpus } from '../../test/support/sample-corpus.js';
 import { loadCorpus } from '../corpus/load-corpus.js';
@@ -16,8 +15,6 @@ import { createMcpService } from './mcp-service.js';
 import type { McpService } from './mcp-service.js';
 import { McpRequestError } from './mcp-request-error.js';
 
-/** Written outside the corpus and in files the loader skips: must never reach a client. */
-const CANARY = 'CANARY-7f3a9c-outside-the-index';
 
 const FILES: Record<string, string> = {
   'guide.md': '# Guide\n\nSessions expire after an idle timeout. Tokens are checked on every request.\n',
@@ -34,8 +31,6 @@ const FILES: Record<string, string> = {
   'empty.md': '   \n',
 };
 
-type Args = Record<string, unknown>;
-
 describe('createMcpService', () => {
   let temp: TempCorpus;
   let service: McpService;
@@ -51,25 +46,7 @@ describe('createMcpService', () => {
     await temp?.remove();
   });
 
-  const call = async (name: string, args: Args): Promise<CallToolResult> => {
-    const result = await service.callTool(name, args, { era: 'legacy' });
-    expect(JSON.stringify(result)).not.toContain(CANARY);
-    // Messages echo the offending value (which may itself be a path); anything else must not be internal.
-    let text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-    for (const value of Object.values(args)) if (typeof value === 'string') text = text.split(value.slice(0, 200)).join('');
-    expectNoInternals(text);
-    return result;
-  };
-  const ok = async (name: string, args: Args): Promise<Record<string, unknown>> => {
-    const result = await call(name, args);
-    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-    return result.structuredContent as Record<string, unknown>;
-  };
-  const refused = async (name: string, args: Args): Promise<string> => {
-    const result = await call(name, args);
-    expect(result.isError, `expected ${name}(${JSON.stringify(args).slice(0, 100)}) to be refused`).toBe(true);
-    return (result.content[0] as { text: string }).text;
-  };
+  const { ok, refused } = checkedToolCalls((name, args) => service.callTool(name, args, { era: 'legacy' }));
 
   describe('callTool', () => {
     describe('search_documents', () => {
