@@ -8,7 +8,7 @@
 //   /mcp: host check → options.beforeMcp (drain refusal) → options.authenticate → body limit → the MCP handler,
 //         which routes each request to its protocol era (legacy sessions on SDK 1.x, modern on SDK v2)
 import { Hono } from 'hono';
-import { SERVER_DEFAULTS } from '../config.js';
+import { SERVER_DEFAULTS } from '../config/server-defaults.js';
 import { bodyLimit } from 'hono/body-limit';
 import type { MiddlewareHandler } from 'hono';
 import { createMcpHandler } from '@modelcontextprotocol/server';

@@ -2,7 +2,9 @@
 // a second time: loadConfig (and the operator tool's readers) run over environments that record every
 // name looked up. The environments switch on each optional feature so that the names read only inside
 // it are seen too.
-import { loadAuthDataDir, loadConfig, loadDatabaseUrl } from '../../src/config.js';
+import { loadAuthDataDir } from '../../src/config/login.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { loadDatabaseUrl } from '../../src/config/secrets.js';
 
 const TOKEN = 'x'.repeat(32);
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { availableCpus } from './available-cpus.js';
-import { ConfigError, loadConfig } from './config.js';
-import { DEFAULT_TOOL_LIMITS, resolveToolLimits, TOOL_LIMIT_RANGES } from './mcp/tools/tool-limits.js';
+import { availableCpus } from '../available-cpus.js';
+import { ConfigError } from './config-error.js';
+import { loadConfig } from './load-config.js';
+import { DEFAULT_TOOL_LIMITS, resolveToolLimits, TOOL_LIMIT_RANGES } from '../mcp/tools/tool-limits.js';
 
 describe('config', () => {
   describe('loadConfig', () => {
