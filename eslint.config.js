@@ -49,6 +49,20 @@ export default tseslint.config(
     },
   },
   {
+    // config/ is a leaf the other folders read typed values from: it knows nothing of the server it
+    // configures, so a constant both share lives here (or in a neutral module), never in http/ or mcp/.
+    files: ['src/config/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        hono,
+        folder('http', 'config/ knows nothing of HTTP: http/ imports its constants from config/.'),
+        folder('mcp', 'config/ knows nothing of MCP: mcp/ imports its limits from config/.'),
+        { group: ['@modelcontextprotocol/*'], message: 'config/ knows nothing of MCP.' },
+      ),
+    },
+  },
+  {
     files: ['src/corpus/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict(

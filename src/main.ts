@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import type { ServerType } from '@hono/node-server';
 import pkg from '../package.json' with { type: 'json' };
+import { availableCpus } from './available-cpus.js';
 import { ConfigError } from './config/config-error.js';
 import { loadConfig } from './config/load-config.js';
 import { VECTOR_SAVE_WAIT_MS } from './config/server-defaults.js';
@@ -21,7 +22,7 @@ import { indexJobOf } from './index-job-of.js';
 async function main(): Promise<void> {
   let config: Config;
   try {
-    config = loadConfig();
+    config = loadConfig(undefined, { cpus: availableCpus() }); // the process's environment
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`corpus-mcp: ${error.message}`);

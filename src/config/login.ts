@@ -1,70 +1,32 @@
-// The built-in authorization server's settings: LOGIN_PROVIDER and its companions.
-import { z } from 'zod';
+// The built-in authorization server's settings: LOGIN_PROVIDER and its companions. Read apart from
+// the other variables so that its problems are listed even when other variables are bad. Secrets
+// (LOGIN_CLIENT_SECRET, AUTH_SECRET) are checked by hand so that no message quotes them.
 import type { LoginConfig } from './config.js';
-import { blankToUndefined, boolean, integer, text, url } from './env-kinds.js';
-import { isLoopbackHost } from './loopback-host.js';
+import { parserOf, splitList } from './env-kinds.js';
+import type { Env } from './env-kinds.js';
 import { issueProblems } from './messages.js';
-import { splitList } from './auth.js';
+import { httpsOrLoopbackProblems, noEffectProblems } from './rules.js';
+import { LOGIN_VARIABLES, MIN_AUTH_SECRET_CHARS } from './schema.js';
 
-const LOGIN_PROVIDERS = ['oidc', 'github'] as const;
-const MIN_AUTH_SECRET_CHARS = 32;
-/** AUTH_DATA_DIR's default: the embedded store's folder, relative to the working directory. */
-const DEFAULT_AUTH_DATA_DIR = './data';
+const loginParser = parserOf(LOGIN_VARIABLES);
 
 /** AUTH_DATA_DIR alone, for the operator tool (`npm run auth`), which needs no other setting. */
-export function loadAuthDataDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  return env.AUTH_DATA_DIR?.trim() || DEFAULT_AUTH_DATA_DIR;
+export function loadAuthDataDir(env: Env = process.env): string {
+  return env.AUTH_DATA_DIR?.trim() || LOGIN_VARIABLES.AUTH_DATA_DIR.default;
 }
 
-const loginSchema = z.object({
-  LOGIN_PROVIDER: z.preprocess(
-    (v) => (typeof blankToUndefined(v) === 'string' ? String(v).trim().toLowerCase() : undefined),
-    z.enum(LOGIN_PROVIDERS, { error: `must be one of ${LOGIN_PROVIDERS.join(', ')}` }).optional(),
-  ),
-  LOGIN_OIDC_ISSUER: url,
-  LOGIN_CLIENT_ID: text,
-  LOGIN_GITHUB_URL: url,
-  LOGIN_GITHUB_API_URL: url,
-  ALLOWED_EMAILS: text,
-  ALLOWED_EMAIL_DOMAINS: text,
-  ALLOWED_GITHUB_ORGS: text,
-  ALLOW_ANY_LOGIN: boolean,
-  AUTH_DATA_DIR: text,
-  ACCESS_TOKEN_TTL: integer(60, 86_400),
-  REFRESH_TOKEN_TTL: integer(3600, 365 * 86_400),
-  REFRESH_TOKEN_GRACE: integer(1, 3600),
-});
-
-/**
- * LOGIN_PROVIDER and its companions. Secrets (LOGIN_CLIENT_SECRET, AUTH_SECRET) are checked by hand so
- * that no message quotes them.
- */
-export function readLogin(env: Readonly<Record<string, string | undefined>>): { login: LoginConfig | undefined; problems: string[] } {
-  const problems: string[] = [];
-  const parsed = loginSchema.safeParse(env);
+export function readLogin(env: Env): { login: LoginConfig | undefined; problems: string[] } {
+  const parsed = loginParser.safeParse(env);
   if (!parsed.success) return { login: undefined, problems: issueProblems(parsed.error.issues, env) };
   const l = parsed.data;
-  const clientSecret = env.LOGIN_CLIENT_SECRET?.trim() || undefined;
-  const secret = env.AUTH_SECRET?.trim() || undefined;
-  if (l.LOGIN_PROVIDER === undefined) {
-    for (const name of Object.keys(loginSchema.shape).concat('LOGIN_CLIENT_SECRET', 'AUTH_SECRET')) {
-      // AUTH_DATA_DIR is a deployment default (the image and fly.toml set it) and harmless unused.
-      if (name === 'LOGIN_PROVIDER' || name === 'AUTH_DATA_DIR' || env[name]?.trim() === undefined || env[name]?.trim() === '') continue;
-      const shown = name === 'LOGIN_CLIENT_SECRET' || name === 'AUTH_SECRET' ? '(set)' : JSON.stringify(env[name]);
-      problems.push(`${name}=${shown}: has no effect without LOGIN_PROVIDER; set LOGIN_PROVIDER=oidc or LOGIN_PROVIDER=github to turn on team sign-in`);
-    }
+  const provider = l.LOGIN_PROVIDER;
+  if (provider === undefined) {
+    const problems = noEffectProblems(env, 'LOGIN_PROVIDER', 'set LOGIN_PROVIDER=oidc or LOGIN_PROVIDER=github to turn on team sign-in', { shown: '=(set)', hintSecrets: true });
     return { login: undefined, problems };
   }
-  const provider = l.LOGIN_PROVIDER;
-  const https = (name: 'LOGIN_OIDC_ISSUER' | 'LOGIN_GITHUB_URL' | 'LOGIN_GITHUB_API_URL') => {
-    const value = l[name];
-    if (value !== undefined && new URL(value).protocol !== 'https:' && !isLoopbackHost(new URL(value).hostname)) {
-      problems.push(`${name}=${JSON.stringify(value)}: must be an https:// URL (http is accepted only for a loopback host)`);
-    }
-  };
-  https('LOGIN_OIDC_ISSUER');
-  https('LOGIN_GITHUB_URL');
-  https('LOGIN_GITHUB_API_URL');
+  const clientSecret = env.LOGIN_CLIENT_SECRET?.trim() || undefined;
+  const secret = env.AUTH_SECRET?.trim() || undefined;
+  const problems = httpsOrLoopbackProblems({ LOGIN_OIDC_ISSUER: l.LOGIN_OIDC_ISSUER, LOGIN_GITHUB_URL: l.LOGIN_GITHUB_URL, LOGIN_GITHUB_API_URL: l.LOGIN_GITHUB_API_URL });
   if (provider === 'oidc' && l.LOGIN_OIDC_ISSUER === undefined) {
     problems.push('LOGIN_OIDC_ISSUER="": required with LOGIN_PROVIDER=oidc: the issuer URL of your identity provider, e.g. https://accounts.google.com');
   }
@@ -89,33 +51,32 @@ export function readLogin(env: Readonly<Record<string, string | undefined>>): { 
   for (const email of allowedEmails) {
     if (!/^[^@\s]+@[^@\s]+$/.test(email)) problems.push(`ALLOWED_EMAILS entry ${JSON.stringify(email)}: is not an email address`);
   }
-  const allowAnyLogin = l.ALLOW_ANY_LOGIN ?? false;
-  if (!allowAnyLogin && allowedEmails.length + allowedEmailDomains.length + allowedGithubOrgs.length === 0) {
+  if (!l.ALLOW_ANY_LOGIN && allowedEmails.length + allowedEmailDomains.length + allowedGithubOrgs.length === 0) {
     problems.push(
       'ALLOWED_EMAILS="": say who may sign in with ALLOWED_EMAILS, ALLOWED_EMAIL_DOMAINS' +
         (provider === 'github' ? ' or ALLOWED_GITHUB_ORGS' : '') +
         '; or set ALLOW_ANY_LOGIN=true to admit anyone your identity provider signs in',
     );
   }
-  if (problems.length > 0) return { login: undefined, problems };
+  if (problems.length > 0 || l.LOGIN_CLIENT_ID === undefined || clientSecret === undefined || secret === undefined) return { login: undefined, problems };
   return {
     problems,
     login: {
       provider,
       oidcIssuer: l.LOGIN_OIDC_ISSUER,
-      clientId: l.LOGIN_CLIENT_ID!,
-      clientSecret: clientSecret!,
-      githubUrl: (l.LOGIN_GITHUB_URL ?? 'https://github.com').replace(/\/+$/, ''),
-      githubApiUrl: (l.LOGIN_GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, ''),
+      clientId: l.LOGIN_CLIENT_ID,
+      clientSecret,
+      githubUrl: l.LOGIN_GITHUB_URL.replace(/\/+$/, ''),
+      githubApiUrl: l.LOGIN_GITHUB_API_URL.replace(/\/+$/, ''),
       allowedEmails,
       allowedEmailDomains,
       allowedGithubOrgs,
-      allowAnyLogin,
-      secret: secret!,
-      dataDir: l.AUTH_DATA_DIR ?? DEFAULT_AUTH_DATA_DIR,
-      accessTokenTtlSeconds: l.ACCESS_TOKEN_TTL ?? 3600,
-      refreshTokenTtlSeconds: l.REFRESH_TOKEN_TTL ?? 30 * 86_400,
-      refreshGraceSeconds: l.REFRESH_TOKEN_GRACE ?? 120,
+      allowAnyLogin: l.ALLOW_ANY_LOGIN,
+      secret,
+      dataDir: l.AUTH_DATA_DIR,
+      accessTokenTtlSeconds: l.ACCESS_TOKEN_TTL,
+      refreshTokenTtlSeconds: l.REFRESH_TOKEN_TTL,
+      refreshGraceSeconds: l.REFRESH_TOKEN_GRACE,
     },
   };
 }
