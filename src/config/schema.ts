@@ -22,6 +22,20 @@ export const GROUPS = [
 ] as const;
 export type Group = (typeof GROUPS)[number];
 
+/** What each section of docs/CONFIGURATION.md is about, in a sentence. */
+export const GROUP_ABOUT: Readonly<Record<Group, string>> = {
+  'Corpus and network': 'What is served, and where.',
+  Sessions: 'How 2025-era MCP sessions (`Mcp-Session-Id`) are kept, and how replicas share them.',
+  Limits: 'What one client may hold or ask of the server at once, and how long the server waits. Why the defaults fit together: [SECURITY.md](SECURITY.md#how-the-defaults-fit-together).',
+  'Tool limits': 'What one tool call may ask for. Each keeps a single answer cheap to compute and well under the token cap of a client such as Claude Code.',
+  Search: 'How documents are cut into chunks and ranked by BM25. A snapshot (`INDEX_FILE`) made with other values is rebuilt, not served.',
+  'Semantic search': 'Optional embeddings and rerank endpoints. With neither set the server searches by keywords only, and the settings that need one are refused.',
+  'Snapshots and reload': 'Keeping the index across restarts, and rebuilding it when the corpus changes.',
+  Logging: 'Structured logs on stdout.',
+  Authentication: 'Who may call `/mcp` and `/metrics`: static tokens and tokens of your own identity provider. See [AUTHENTICATION.md](AUTHENTICATION.md).',
+  'Team sign-in': 'The built-in authorization server: clients sign in with your team\'s accounts. See [AUTHENTICATION.md](AUTHENTICATION.md).',
+};
+
 /** What docs/CONFIGURATION.md says of a variable beside its kind. */
 export interface VariableDoc {
   readonly group: Group;
@@ -29,7 +43,7 @@ export interface VariableDoc {
   readonly description: string;
   /** The default in words, when it is derived rather than a constant (a constant is `default`). */
   readonly shownDefault?: string;
-  /** The variable without which this one has no effect (and is refused at boot, so a typo shows). */
+  /** The variable without which this one has no effect, and is refused at boot so that a typo shows. */
   readonly requires?: string;
 }
 
@@ -129,7 +143,7 @@ export const SERVER_VARIABLES = {
   EMBEDDINGS_URL: variable('Semantic search', providerUrl(),
     'OpenAI-compatible base URL; the server calls `POST <url>/embeddings`. Turns on semantic and hybrid search; unset, the server searches by keywords only. ' +
       'A URL with a user name, password or query string is refused: the key goes in `EMBEDDINGS_API_KEY`.'),
-  EMBEDDINGS_MODEL: variable('Semantic search', text(), 'Model name, e.g. `text-embedding-3-small`; required with `EMBEDDINGS_URL`.', { requires: 'EMBEDDINGS_URL' }),
+  EMBEDDINGS_MODEL: variable('Semantic search', text(), 'Model name the endpoint serves, e.g. `text-embedding-3-small`; required when `EMBEDDINGS_URL` is set.', { requires: 'EMBEDDINGS_URL' }),
   EMBEDDINGS_DIMENSIONS: variable('Semantic search', integer(1, MAX_EMBEDDING_DIMENSIONS),
     'Vector length, for models that can shorten theirs, e.g. 512 for `text-embedding-3-small`; shorter vectors search faster (BENCHMARKS.md).',
     { shownDefault: 'the model\'s', requires: 'EMBEDDINGS_URL' }),
@@ -177,7 +191,8 @@ export const AUTH_VARIABLES = {
     '`true` accepts an `http://` `PUBLIC_URL` with authentication on a non-loopback `HOST`, for clients on a private network protected otherwise (a TLS-terminating sidecar, a VPN). ' +
       'By default bearer tokens must not cross a network in the clear.'),
   METRICS_TOKEN: variable('Authentication', secret(),
-    'When set (at least 32 characters), `/metrics` requires `Authorization: Bearer <METRICS_TOKEN>`. Must differ from every MCP token. Unset, `/metrics` is open on a loopback `HOST` or on `METRICS_PORT`.'),
+    'When set (at least 32 characters), `/metrics` requires `Authorization: Bearer <METRICS_TOKEN>`, and is served on `PORT` even off loopback. Must differ from every MCP token. ' +
+      'Unset, `/metrics` is open, and served on `PORT` only with a loopback `HOST` (or on `METRICS_PORT`).'),
 };
 
 // LOGIN_PROVIDER and its companions, read apart for the same reason.
@@ -202,7 +217,7 @@ export const LOGIN_VARIABLES = {
     `Required, at least ${MIN_AUTH_SECRET_CHARS} characters (\`openssl rand -hex 32\`). Signing and cookie keys derive from it: keep it stable, or every token dies; every replica needs the same one.`,
     { requires: 'LOGIN_PROVIDER' }),
   // Not `requires`: a deployment default (the image and fly.toml set it), harmless unused.
-  AUTH_DATA_DIR: variable('Team sign-in', text('./data'), 'Folder of the embedded store (SQLite) of grants and signing keys, relative to the working directory; on Fly and Docker, a volume. Unused with `DATABASE_URL`.'),
+  AUTH_DATA_DIR: variable('Team sign-in', text('./data'), 'Folder of the embedded store (`auth.sqlite`) that keeps the sign-in records, relative to the working directory; on Fly and Docker, a volume. Unused with `DATABASE_URL`.'),
   ACCESS_TOKEN_TTL: variable('Team sign-in', integer(60, DAY, 3600), 'Lifetime of an access token, in seconds.', { requires: 'LOGIN_PROVIDER' }),
   REFRESH_TOKEN_TTL: variable('Team sign-in', integer(3600, 365 * DAY, 30 * DAY),
     'Lifetime of a grant\'s refresh tokens in seconds from the sign-in; rotation does not extend it.', { requires: 'LOGIN_PROVIDER' }),
