@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     import('./logger.js'),
     import('./mcp/index-holder.js'),
   ]);
-  // AUTH_TOKENS_FILE is read here rather than in config.ts, which stays a pure function of the environment.
+  // AUTH_TOKENS_FILE is read here rather than in src/config/, which stays a pure function of its arguments.
   let fileTokens: string[] = [];
   if (config.auth.tokensFile !== undefined) {
     try {

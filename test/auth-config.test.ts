@@ -1,4 +1,4 @@
-// The authentication settings of src/config.ts: parsing, the rules every value must follow, and the
+// The authentication settings of src/config/: parsing, the rules every value must follow, and the
 // secure default (no auth → loopback only), all reported in the one ConfigError with the other settings.
 import { describe, expect, it } from 'vitest';
 import { isLoopbackHost } from '../src/config/loopback-host.js';

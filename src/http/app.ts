@@ -49,7 +49,7 @@ export interface AppOptions {
   index: IndexHolder;
   /** Origin clients use, e.g. "https://docs.example.com"; its host is allowed by the Host check. */
   publicUrl: string;
-  /** Sessions kept at once, ≥ 1. Default MAX_SESSIONS's (SERVER_DEFAULTS in config.ts), as are the defaults below. */
+  /** Sessions kept at once, ≥ 1. Default MAX_SESSIONS's (SERVER_DEFAULTS, from src/config/schema.ts), as are the defaults below. */
   maxSessions?: number;
   /** Idle time after which a session is closed, in milliseconds. Default SESSION_IDLE_TTL's. */
   sessionIdleTtlMs?: number;
