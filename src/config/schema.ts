@@ -1,7 +1,9 @@
 // Every environment variable the server reads, once: its kind (type, range, default) and what it
 // does, for the people who set it. docs/CONFIGURATION.md is generated from this file
 // (`npm run docs:config`), and the code reading a value takes its default from here.
-// Adding a setting is adding an entry here, in the group where an operator looks for it.
+// Adding a setting is adding an entry here, in the group where an operator looks for it (its record
+// decides which reader parses it: load-config.ts, auth.ts or login.ts), then using the parsed value
+// there, and `npm run docs:config`.
 import { MAX_EMBEDDING_DIMENSIONS } from '../providers/embeddings-client.js';
 import { DEFAULT_SEARCH_OPTIONS, SEARCH_OPTION_RANGES } from '../search/search-options.js';
 import { boolean, decimal, integer, oneOf, providerUrl, secret, text, url } from './env-kinds.js';
