@@ -40,12 +40,26 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/config.ts', 'src/**/*.test.ts'],
+    ignores: ['src/config/**/*.ts', 'src/**/*.test.ts'],
     rules: {
       'no-restricted-properties': [
         'error',
-        { object: 'process', property: 'env', message: 'Only src/config.ts reads the environment.' },
+        { object: 'process', property: 'env', message: 'Only src/config/ reads the environment.' },
       ],
+    },
+  },
+  {
+    // config/ is a leaf the other folders read typed values from: it knows nothing of the server it
+    // configures, so a constant both share lives here (or in a neutral module), never in http/ or mcp/.
+    files: ['src/config/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        hono,
+        folder('http', 'config/ knows nothing of HTTP: http/ imports its constants from config/.'),
+        folder('mcp', 'config/ knows nothing of MCP: mcp/ imports its limits from config/.'),
+        { group: ['@modelcontextprotocol/*'], message: 'config/ knows nothing of MCP.' },
+      ),
     },
   },
   {
@@ -78,7 +92,7 @@ export default tseslint.config(
         folder('index-service', 'search/ is pure: snapshots are bytes here, files in index-service/.'),
         folder('http', 'search/ knows nothing of HTTP.'),
         folder('auth', 'search/ knows nothing of auth.'),
-        { group: ['../config', '../config.js'], message: 'search/ gets typed options, never config.' },
+        { group: ['../config', '../config.js', '../config/*'], message: 'search/ gets typed options, never config.' },
         { group: ['node:fs', 'node:fs/*', 'fs', 'node:http', 'node:net', '@modelcontextprotocol/*'], message: 'search/ does no I/O.' },
       ),
     },
@@ -100,7 +114,7 @@ export default tseslint.config(
         folder('mcp', 'index-service/ hands indexes to mcp/ through an interface and never imports it.'),
         folder('http', 'index-service/ knows nothing of HTTP.'),
         folder('auth', 'index-service/ knows nothing of auth.'),
-        { group: ['../config', '../config.js'], message: 'index-service/ gets typed options, never config.' },
+        { group: ['../config', '../config.js', '../config/*'], message: 'index-service/ gets typed options, never config.' },
         { group: ['@modelcontextprotocol/*'], message: 'index-service/ knows nothing of MCP.' },
       ),
     },
@@ -127,7 +141,7 @@ export default tseslint.config(
         folder('mcp', 'providers/ know nothing of MCP.'),
         folder('http', 'providers/ know nothing of the HTTP server.'),
         folder('auth', 'providers/ know nothing of auth.'),
-        { group: ['../config', '../config.js'], message: 'providers/ get typed options, never config.' },
+        { group: ['../config', '../config.js', '../config/*'], message: 'providers/ get typed options, never config.' },
         { group: ['@modelcontextprotocol/*'], message: 'providers/ know nothing of MCP.' },
       ),
     },
@@ -168,7 +182,7 @@ export default tseslint.config(
         folder('mcp', 'store/ knows nothing of MCP.'),
         folder('search', 'store/ knows nothing of search.'),
         folder('corpus', 'store/ knows nothing of the corpus.'),
-        { group: ['../config', '../config.js'], message: 'store/ gets typed options, never config.' },
+        { group: ['../config', '../config.js', '../config/*'], message: 'store/ gets typed options, never config.' },
       ),
     },
   },

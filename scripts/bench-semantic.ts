@@ -7,7 +7,7 @@
 // "vectors MB" is what the vector index holds (VectorIndex.bytes); "process RSS MB" is the whole
 // process (keyword index and corpus included) after a full collection, with that index live.
 // Usage: npm run bench:semantic [-- --dims 384,1536]
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/load-config.js';
 import { loadCorpus } from '../src/corpus/load-corpus.js';
 import { hybridSearch, type SearchMode } from '../src/search/hybrid-search.js';
 import { SearchIndex } from '../src/search/search-index.js';

@@ -105,7 +105,7 @@ type ToChild = { type: 'stats'; gc: boolean } | { type: 'profile-start' } | { ty
 async function serveChild(argv: readonly string[]): Promise<void> {
   const { serve } = await import('@hono/node-server');
   const { pino } = await import('pino');
-  const { loadConfig } = await import('../src/config.js');
+  const { loadConfig } = await import('../src/config/load-config.js');
   const { loadCorpus } = await import('../src/corpus/load-corpus.js');
   const { SearchIndex } = await import('../src/search/search-index.js');
   const { IndexHolder } = await import('../src/mcp/index-holder.js');

@@ -7,7 +7,8 @@
 // In the container: `node dist/src/auth-tool.js grants`. Like main.ts, an entry point: it may use the console.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadAuthDataDir, loadDatabaseUrl } from './config.js';
+import { loadAuthDataDir } from './config/login.js';
+import { loadDatabaseUrl } from './config/secrets.js';
 import { openPostgresStore } from './store/open-postgres-store.js';
 import { openStore } from './store/open-store.js';
 

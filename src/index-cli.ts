@@ -2,7 +2,8 @@
 // environment, as the server reads them) and writes it as a snapshot file, atomically. A server
 // started with INDEX_FILE=<file> on the same corpus then boots from it. The Dockerfile bakes one.
 // Leaves an up-to-date file as it is. Touches the console, like main.ts.
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError } from './config/config-error.js';
+import { loadConfig } from './config/load-config.js';
 import { indexJobOf } from './index-job-of.js';
 import { runIndexJob } from './index-service/index-job.js';
 

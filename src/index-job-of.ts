@@ -3,7 +3,7 @@
 // snapshot written ahead of time matches what the server would build.
 import { resolve } from 'node:path';
 import pkg from '../package.json' with { type: 'json' };
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
 import { engineVersion } from './index-service/engine-version.js';
 import type { IndexJob } from './index-service/index-job.js';
 import type { SearchIndexOptions } from './search/search-index.js';

@@ -8,8 +8,11 @@ import { resolve } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import type { ServerType } from '@hono/node-server';
 import pkg from '../package.json' with { type: 'json' };
-import { ConfigError, loadConfig, VECTOR_SAVE_WAIT_MS } from './config.js';
-import type { Config } from './config.js';
+import { availableCpus } from './available-cpus.js';
+import { ConfigError } from './config/config-error.js';
+import { loadConfig } from './config/load-config.js';
+import { VECTOR_SAVE_WAIT_MS } from './config/server-defaults.js';
+import type { Config } from './config/config.js';
 import type { AssembleOptions } from './http/assemble.js';
 import { checkSnapshotInWorker, produceIndex } from './index-service/produce-index.js';
 import { runInChild } from './index-service/run-in-child.js';
@@ -19,7 +22,7 @@ import { indexJobOf } from './index-job-of.js';
 async function main(): Promise<void> {
   let config: Config;
   try {
-    config = loadConfig();
+    config = loadConfig(undefined, { cpus: availableCpus() }); // the process's environment
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`corpus-mcp: ${error.message}`);
@@ -55,7 +58,7 @@ async function main(): Promise<void> {
     import('./logger.js'),
     import('./mcp/index-holder.js'),
   ]);
-  // AUTH_TOKENS_FILE is read here rather than in config.ts, which stays a pure function of the environment.
+  // AUTH_TOKENS_FILE is read here rather than in src/config/, which stays a pure function of its arguments.
   let fileTokens: string[] = [];
   if (config.auth.tokensFile !== undefined) {
     try {

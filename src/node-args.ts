@@ -5,7 +5,8 @@
 // keeps hundreds of MB of garbage that a cap makes it collect sooner. The index itself lives outside
 // the V8 heap (one ArrayBuffer), so the cap bounds only JS objects. Prints nothing when the
 // configuration is invalid: main.ts then reports every problem. Touches the console, like main.ts.
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError } from './config/config-error.js';
+import { loadConfig } from './config/load-config.js';
 import { heapLimitMb } from './heap-limit.js';
 
 try {

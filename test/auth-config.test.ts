@@ -1,7 +1,8 @@
-// The authentication settings of src/config.ts: parsing, the rules every value must follow, and the
+// The authentication settings of src/config/: parsing, the rules every value must follow, and the
 // secure default (no auth → loopback only), all reported in the one ConfigError with the other settings.
 import { describe, expect, it } from 'vitest';
-import { isLoopbackHost, loadConfig } from '../src/config.js';
+import { isLoopbackHost } from '../src/config/loopback-host.js';
+import { loadConfig } from '../src/config/load-config.js';
 import { problemsOf } from './support/config-problems.js';
 
 const tokenA = 'a'.repeat(32);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/load-config.js';
 import { loadCorpus } from '../src/corpus/load-corpus.js';
 import type { CorpusApp } from '../src/http/app.js';
 import { assembleServer } from '../src/http/assemble.js';

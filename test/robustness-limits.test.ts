@@ -3,7 +3,8 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError } from '../src/config/config-error.js';
+import { loadConfig } from '../src/config/load-config.js';
 import { createAuthentication } from '../src/http/authentication.js';
 import { httpServerOptions } from '../src/http/server-options.js';
 import { SessionRegistry } from '../src/http/sessions.js';

@@ -2,7 +2,7 @@
 // re-creates it from its id when it shares the secret, and refuses (404, nothing created) every id
 // that is forged, altered, expired, revoked or another principal's. And the stateless mode.
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/load-config.js';
 import { createAuthentication } from '../src/http/authentication.js';
 import type { SessionEvent } from '../src/http/sessions.js';
 import type { SharedRevocations } from '../src/http/session-revocations.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadAuthDataDir, loadConfig } from '../src/config.js';
+import { loadAuthDataDir } from '../src/config/login.js';
+import { loadConfig } from '../src/config/load-config.js';
 import { problemsOf } from './support/config-problems.js';
 
 const SECRET = 's'.repeat(32);

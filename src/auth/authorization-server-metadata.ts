@@ -31,7 +31,7 @@ export function authorizationServerMetadataUrls(issuer: string): string[] {
 
 /**
  * Whether a discovered `jwks_uri` may be used: https, or plain http only when the issuer itself is
- * http (which config.ts allows for a loopback issuer alone) and on the issuer's own host. The key set
+ * http (which src/config/ allows for a loopback issuer alone) and on the issuer's own host. The key set
  * decides which signatures are trusted, so it must not travel in the clear where the issuer does not.
  */
 function acceptableJwksUri(jwksUri: string, issuer: string): boolean {

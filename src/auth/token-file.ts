@@ -10,7 +10,7 @@ export class TokenFileError extends Error {
  * Reads `AUTH_TOKENS_FILE`: one token a line; blank lines and lines starting with `#` are ignored,
  * surrounding whitespace (including a CR from CRLF files) is trimmed. Each token must pass the same
  * rules as AUTH_TOKENS; a bad one is named by its line number, never quoted. Done at boot by main.ts, not by
- * config.ts, so that config stays a pure function of the environment.
+ * src/config/, so that config stays a pure function of its arguments.
  */
 export async function readTokenFile(path: string): Promise<string[]> {
   let text: string;

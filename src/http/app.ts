@@ -9,7 +9,7 @@
 //   /mcp: host check → options.beforeMcp (drain refusal) → options.authenticate → body limit → the MCP handler,
 //         which routes each request to its protocol era (legacy sessions on SDK 1.x, modern on SDK v2)
 import { Hono } from 'hono';
-import { SERVER_DEFAULTS } from '../config.js';
+import { SERVER_DEFAULTS } from '../config/server-defaults.js';
 import { bodyLimit } from 'hono/body-limit';
 import type { MiddlewareHandler } from 'hono';
 import { createMcpHandler } from '@modelcontextprotocol/server';
@@ -51,7 +51,7 @@ export interface AppOptions {
   index: IndexHolder;
   /** Origin clients use, e.g. "https://docs.example.com"; its host is allowed by the Host check. */
   publicUrl: string;
-  /** Sessions kept at once, ≥ 1. Default MAX_SESSIONS's (SERVER_DEFAULTS in config.ts), as are the defaults below. */
+  /** Sessions kept at once, ≥ 1. Default MAX_SESSIONS's (SERVER_DEFAULTS, from src/config/schema.ts), as are the defaults below. */
   maxSessions?: number;
   /** Idle time after which a session is closed, in milliseconds. Default SESSION_IDLE_TTL's. */
   sessionIdleTtlMs?: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/load-config.js';
 import { createLogger } from '../logger.js';
 import { IndexHolder } from '../mcp/index-holder.js';
 import { assembleServer } from './assemble.js';

@@ -10,8 +10,8 @@
 import { Hono } from 'hono';
 import type { Server } from 'node:http';
 import type { createSignIn, SignInOptions } from '../auth/server/sign-in.js';
-import { isLoopbackHost } from '../config.js';
-import type { Config } from '../config.js';
+import { isLoopbackHost } from '../config/loopback-host.js';
+import type { Config } from '../config/config.js';
 import type { Store } from '../store/store.js';
 import type { AppLogger } from '../logger.js';
 import type { IndexHolder } from '../mcp/index-holder.js';

@@ -8,7 +8,7 @@ import { StaticTokenConfigError } from '../auth/static-tokens.js';
 import { SIGN_IN_SCOPES } from '../auth/server/protocol.js';
 import type { SignIn } from '../auth/server/sign-in.js';
 import { createVerifier } from '../auth/verifier.js';
-import type { AuthConfig } from '../config.js';
+import type { AuthConfig } from '../config/config.js';
 import { silentLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
 import { bearerAuth } from './middleware/auth.js';

@@ -5,7 +5,7 @@
 import type { Server } from 'node:http';
 import { Hono } from 'hono';
 import type { MiddlewareHandler } from 'hono';
-import { SERVER_DEFAULTS } from '../config.js';
+import { SERVER_DEFAULTS } from '../config/server-defaults.js';
 import type { AppLogger, Logger } from '../logger.js';
 import type { IndexService, IndexStatus } from '../index-service/index-service.js';
 import type { IndexHolder } from '../mcp/index-holder.js';

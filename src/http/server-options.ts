@@ -4,7 +4,7 @@
 // without closing. Open SSE streams are not cut by these: the MCP transport writes a keep-alive comment
 // every 15 s (a write to a dead peer fails), and the session's idle TTL or eviction closes them.
 import type { ServerOptions } from 'node:http';
-import { SERVER_DEFAULTS } from '../config.js';
+import { SERVER_DEFAULTS } from '../config/server-defaults.js';
 
 export interface HttpServerLimits {
   /** Longest time to receive a whole request, headers and body, in milliseconds, ≥ 1000. Default REQUEST_TIMEOUT_MS's. */

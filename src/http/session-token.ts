@@ -9,9 +9,7 @@ import { hkdfSync } from 'node:crypto';
 import { EncryptJWT, errors as joseErrors, jwtDecrypt } from 'jose';
 import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
 import { CodedError } from '../coded-error.js';
-
-/** Shortest SESSION_SECRET accepted, in characters. */
-export const MIN_SESSION_SECRET_CHARS = 32;
+import { MIN_SESSION_SECRET_CHARS } from '../config/schema.js';
 
 /**
  * Largest JSON, in characters, kept of the client's info and of its capabilities. Beyond it only

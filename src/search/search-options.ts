@@ -52,7 +52,7 @@ interface Range {
   integer: boolean;
 }
 
-/** Each option's valid range; config.ts checks the environment against the same table. */
+/** Each option's valid range; src/config/schema.ts checks the environment against the same table. */
 export const SEARCH_OPTION_RANGES: Readonly<Record<keyof SearchIndexOptions, Range>> = {
   chunkWords: { min: 20, max: 5000, integer: true },
   overlapWords: { min: 0, max: 2500, integer: true },

@@ -1,4 +1,4 @@
-import type { SemanticConfig } from '../config.js';
+import type { SemanticConfig } from '../config/config.js';
 import type { Logger } from '../logger.js';
 import { createEmbeddingsClient } from '../providers/embeddings-client.js';
 import { createRerankClient } from '../providers/rerank-client.js';

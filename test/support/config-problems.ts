@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config/config-error.js';
+import { loadConfig } from '../../src/config/load-config.js';
 
 /** The problems loadConfig reports for `env`; empty when it loads. */
 export function problemsOf(env: Record<string, string>): string[] {

@@ -1,12 +1,14 @@
-// The environment variables src/config.ts reads, found by watching it read rather than by listing them
+// The environment variables src/config/ reads, found by watching it read rather than by listing them
 // a second time: loadConfig (and the operator tool's readers) run over environments that record every
 // name looked up. The environments switch on each optional feature so that the names read only inside
 // it are seen too.
-import { loadAuthDataDir, loadConfig, loadDatabaseUrl } from '../../src/config.js';
+import { loadAuthDataDir } from '../../src/config/login.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { loadDatabaseUrl } from '../../src/config/secrets.js';
 
 const TOKEN = 'x'.repeat(32);
 
-/** Environments that between them take every branch of config.ts that reads a variable. */
+/** Environments that between them take every branch of src/config/ that reads a variable. */
 const FEATURES: ReadonlyArray<Record<string, string>> = [
   {},
   { AUTH_TOKENS: TOKEN, HOST: '0.0.0.0', PUBLIC_URL: 'https://docs.example.com', EMBEDDINGS_URL: 'https://embeddings.example.com/v1', EMBEDDINGS_MODEL: 'm', RERANK_URL: 'https://rerank.example.com' },

@@ -1,4 +1,4 @@
-import type { LoginConfig } from '../../config.js';
+import type { LoginConfig } from '../../config/config.js';
 import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/store.js';
 import { createAccounts } from './accounts.js';

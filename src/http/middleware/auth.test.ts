@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AuthError } from '../../auth/auth-error.js';
 import { createVerifier } from '../../auth/verifier.js';
 import type { Verifier } from '../../auth/verifier.js';
-import { loadConfig } from '../../config.js';
+import { loadConfig } from '../../config/load-config.js';
 import { silentLogger } from '../../logger.js';
 import { createAuthentication } from '../authentication.js';
 import { authErrorResponse, bearerAuth } from './auth.js';

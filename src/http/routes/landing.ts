@@ -3,7 +3,7 @@
 // Content-Security-Policy forbids scripts outright, since PUBLIC_URL and titles come from outside.
 import type { Handler } from 'hono';
 import pkg from '../../../package.json' with { type: 'json' };
-import { isLoopbackHost } from '../../config.js';
+import { isLoopbackHost } from '../../config/loopback-host.js';
 import { TOOLS } from '../../mcp/tools/create-tools.js';
 
 export interface LandingStats {

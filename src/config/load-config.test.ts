@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { availableCpus } from './available-cpus.js';
-import { ConfigError, loadConfig } from './config.js';
-import { DEFAULT_TOOL_LIMITS, resolveToolLimits, TOOL_LIMIT_RANGES } from './mcp/tools/tool-limits.js';
+import { availableCpus } from '../available-cpus.js';
+import { ConfigError } from './config-error.js';
+import { loadConfig } from './load-config.js';
+import { DEFAULT_TOOL_LIMITS, resolveToolLimits, TOOL_LIMIT_RANGES } from '../mcp/tools/tool-limits.js';
 
 describe('config', () => {
   describe('loadConfig', () => {
@@ -60,7 +61,9 @@ describe('config', () => {
     });
 
     it('lets a vector scan use the CPUs this process may use, at most 4, unless VECTOR_SCAN_THREADS says otherwise', () => {
-      expect(loadConfig({}).semantic.scanThreads).toBe(Math.min(availableCpus(), 4));
+      expect(loadConfig({}, { cpus: availableCpus() }).semantic.scanThreads).toBe(Math.min(availableCpus(), 4));
+      expect(loadConfig({}, { cpus: 2 }).semantic.scanThreads).toBe(2);
+      expect(loadConfig({}, { cpus: 64 }).semantic.scanThreads).toBe(4);
       expect(loadConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:1/v1', EMBEDDINGS_MODEL: 'm', VECTOR_SCAN_THREADS: '1' }).semantic.scanThreads).toBe(1);
       expect(loadConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:1/v1', EMBEDDINGS_MODEL: 'm', VECTOR_SCAN_THREADS: '8' }).semantic.scanThreads).toBe(8);
       expect(() => loadConfig({ EMBEDDINGS_URL: 'http://127.0.0.1:1/v1', EMBEDDINGS_MODEL: 'm', VECTOR_SCAN_THREADS: '0' })).toThrow(/VECTOR_SCAN_THREADS="0": must be at least 1/);
@@ -76,7 +79,7 @@ describe('config', () => {
         EMBEDDINGS_DIMENSIONS: '256',
         RERANK_URL: 'https://api.example.com/v2',
         RERANK_API_KEY: 'secret-rerank',
-      });
+      }, { cpus: availableCpus() });
       expect(semantic).toEqual({
         embeddings: { url: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text', apiKey: 'secret-embed', dimensions: 256 },
         rerank: { url: 'https://api.example.com/v2', model: undefined, apiKey: 'secret-rerank' },
