@@ -32,6 +32,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
+# The server card takes the server's name, title and description from the MCP Registry entry.
+COPY server.json ./
 COPY src ./src
 RUN npm run build
 # Bake the index of the bundled corpus, so a deploy boots from it instead of building (INDEX_FILE).

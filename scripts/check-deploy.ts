@@ -156,6 +156,11 @@ await client.close();
 
 const landing = await fetch(`${base}/`);
 if (landing.status !== 200 || !(await landing.text()).includes(`${base}/mcp`)) fail('the landing page does not show the MCP URL');
+// The server card imports server.json: the compiled output must carry it (the build stage copies it).
+const card = await fetch(`${base}/.well-known/mcp/server-card.json`);
+const cardBody = card.status === 200 ? ((await card.json()) as { name?: string; remotes?: Array<{ url?: string }> }) : undefined;
+if (cardBody?.remotes?.[0]?.url !== `${base}/mcp`) fail(`the server card answered ${card.status} without the MCP URL: ${JSON.stringify(cardBody)?.slice(0, 200)}`);
+step(`server card: ${cardBody!.name} at ${cardBody!.remotes![0]!.url}`);
 
 if ((await fetch(`${base}/metrics`)).status !== 404) fail('the public port serves /metrics although METRICS_PORT is set');
 const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();

@@ -129,6 +129,38 @@ describe('config', () => {
       expect(problemsOf({ EMBEDDINGS_URL: 'https://api.example.com/v1', EMBEDDINGS_MODEL: 'm' })).toEqual([]);
     });
 
+    it('refuses an http provider URL on a host that is not loopback while its API key is set, naming the variables and never the key, unless ALLOW_HTTP_PROVIDER_URL=true', () => {
+      const problemsOf = (env: Record<string, string>): readonly string[] => {
+        try {
+          loadConfig(env);
+        } catch (e) {
+          return (e as ConfigError).problems;
+        }
+        return [];
+      };
+      const keyed = {
+        EMBEDDINGS_URL: 'http://embed.example.com/v1',
+        EMBEDDINGS_MODEL: 'm',
+        EMBEDDINGS_API_KEY: 'sk-EMBED-SECRET',
+        RERANK_URL: 'http://10.0.0.7:8080',
+        RERANK_API_KEY: 'rk-RERANK-SECRET',
+      };
+      const problems = problemsOf(keyed);
+      expect(problems).toEqual([
+        expect.stringMatching(/^EMBEDDINGS_URL="http:\/\/embed\.example\.com\/v1": is http on a host that is not loopback while EMBEDDINGS_API_KEY is set.*ALLOW_HTTP_PROVIDER_URL=true/),
+        expect.stringMatching(/^RERANK_URL="http:\/\/10\.0\.0\.7:8080": is http on a host that is not loopback while RERANK_API_KEY is set.*ALLOW_HTTP_PROVIDER_URL=true/),
+      ]);
+      expect(problems.join('\n')).not.toMatch(/EMBED-SECRET|RERANK-SECRET/);
+      expect(problemsOf({ ...keyed, ALLOW_HTTP_PROVIDER_URL: 'true' })).toEqual([]);
+      // ALLOW_HTTP_PUBLIC_URL vouches for the clients' link to this server, not for this server's link to a provider.
+      expect(problemsOf({ ...keyed, ALLOW_HTTP_PUBLIC_URL: 'true' })).toHaveLength(2);
+      // Without a key there is nothing to leak; on loopback (or https) nothing leaves the machine in the clear.
+      expect(problemsOf({ EMBEDDINGS_URL: 'http://embed.example.com/v1', EMBEDDINGS_MODEL: 'm', RERANK_URL: 'http://10.0.0.7:8080' })).toEqual([]);
+      for (const url of ['http://localhost:11434/v1', 'http://127.0.0.1:8080/v1', 'http://[::1]:8080/v1', 'https://embed.example.com/v1']) {
+        expect(problemsOf({ EMBEDDINGS_URL: url, EMBEDDINGS_MODEL: 'm', EMBEDDINGS_API_KEY: 'sk-EMBED-SECRET' })).toEqual([]);
+      }
+    });
+
     it('refuses a chunk overlap above half the chunk length', () => {
       expect(() => loadConfig({ CHUNK_WORDS: '100', CHUNK_OVERLAP_WORDS: '60' })).toThrow(/CHUNK_OVERLAP_WORDS="60": must be at most half of CHUNK_WORDS \(100\)/);
       expect(() => loadConfig({ CHUNK_OVERLAP_WORDS: '100' })).toThrow(/half of CHUNK_WORDS \(180\)/);

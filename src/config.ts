@@ -384,6 +384,9 @@ const envSchema = z.object({
   VECTOR_SCAN_THREADS: integer(1, 16),
   RERANK_URL: providerUrl,
   RERANK_MODEL: text,
+  // Boot check only: accept an http EMBEDDINGS_URL or RERANK_URL on a non-loopback host while its
+  // *_API_KEY is set. Default false: the key must not cross a network in the clear.
+  ALLOW_HTTP_PROVIDER_URL: boolean,
   INDEX_FILE: text,
   CORPUS_WATCH: boolean,
   CORPUS_WATCH_DEBOUNCE_MS: integer(50, 60_000),
@@ -405,6 +408,19 @@ function semanticProblems(env: Readonly<Record<string, string | undefined>>, e: 
       if (set(name)) problems.push(`${name}=${JSON.stringify(env[name])}: has no effect without EMBEDDINGS_URL; set EMBEDDINGS_URL to an OpenAI-compatible base URL`);
     }
     if (set('EMBEDDINGS_API_KEY')) problems.push('EMBEDDINGS_API_KEY (value hidden): has no effect without EMBEDDINGS_URL');
+  }
+  // A provider key is a bearer token too: over http it crosses every network between here and the
+  // endpoint in the clear. This link is not the one ALLOW_HTTP_PUBLIC_URL vouches for.
+  for (const [urlName, keyName] of [['EMBEDDINGS_URL', 'EMBEDDINGS_API_KEY'], ['RERANK_URL', 'RERANK_API_KEY']] as const) {
+    const value = e[urlName];
+    if (value === undefined || !set(keyName) || e.ALLOW_HTTP_PROVIDER_URL === true) continue;
+    const u = new URL(value);
+    if (u.protocol === 'http:' && !isLoopbackHost(u.hostname)) {
+      problems.push(
+        `${urlName}=${JSON.stringify(value)}: is http on a host that is not loopback while ${keyName} is set, so the key would cross the network in the clear; ` +
+          'use an https:// URL, or set ALLOW_HTTP_PROVIDER_URL=true if the network path to the endpoint is protected otherwise (a private network, a VPN, a TLS sidecar)',
+      );
+    }
   }
   if (e.RERANK_URL === undefined) {
     if (set('RERANK_MODEL')) problems.push(`RERANK_MODEL=${JSON.stringify(env.RERANK_MODEL)}: has no effect without RERANK_URL; set RERANK_URL to a Cohere-compatible base URL`);

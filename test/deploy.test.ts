@@ -1,13 +1,18 @@
 // The deployment files agree with each other and with the code: the Dockerfile builds with dev
-// dependencies and runs with production ones as a non-root user; fly.toml parses and points its
-// port, health check and metrics at what the image serves. (No Docker engine here: running the
+// dependencies and runs with production ones as a non-root user; fly.toml, compose.yaml and
+// render.yaml parse, point their port and health check at what the image serves, set only variables
+// the config reads, and demand every secret rather than carry one. (No Docker engine here: running the
 // image's exact command with the production dependency set is scripts/check-deploy.ts, run by CI.)
 import { existsSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import pkg from '../package.json' with { type: 'json' };
-import { loadConfig, VECTOR_SAVE_WAIT_MS } from '../src/config.js';
+import { loadConfig, SERVER_DEFAULTS, VECTOR_SAVE_WAIT_MS } from '../src/config.js';
 import { cmdOf, envOf, healthcheckOf, instructions, parseDockerfile } from '../scripts/lib/dockerfile.js';
+import { dollarsComposeRejects, interpolate, references } from './support/compose-interpolation.js';
+import { configVariables } from './support/config-variables.js';
 
 const root = new URL('../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
@@ -50,7 +55,7 @@ describe('Dockerfile', () => {
   });
 
   it('documents how to run it locked down: read-only, no capabilities, no privilege change', () => {
-    for (const text of [read('Dockerfile'), read('README.md')]) {
+    for (const text of [read('Dockerfile'), read('docs/DEPLOY.md')]) {
       expect(text).toContain('--read-only --cap-drop ALL --security-opt no-new-privileges');
     }
   });
@@ -161,5 +166,200 @@ describe('fly.toml', () => {
 
   it('keeps secrets out of [env]', () => {
     for (const name of Object.keys(fly.env)) expect(name).not.toMatch(/TOKEN|SECRET|KEY|PASSWORD/);
+  });
+});
+
+/** A variable whose value is a credential: it must come from the operator or the platform, never the file. */
+const isSecret = (name: string) => /SECRET|TOKEN|PASSWORD|_KEY$/.test(name) || name === 'DATABASE_URL';
+const CONFIG_VARIABLES = configVariables();
+const secretValue = () => randomBytes(32).toString('hex');
+
+interface ComposeService {
+  build?: string;
+  image?: string;
+  environment?: Record<string, string>;
+  volumes?: string[];
+  healthcheck?: { test: string[] };
+  depends_on?: Record<string, { condition: string }>;
+  read_only?: boolean;
+  tmpfs?: string[];
+  cap_drop?: string[];
+  security_opt?: string[];
+  stop_grace_period?: string;
+}
+interface ComposeFile {
+  services: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
+}
+const composeFiles = ['compose.yaml', 'compose.sign-in.yaml'] as const;
+const composeText = Object.fromEntries(composeFiles.map((f) => [f, read(f)])) as Record<(typeof composeFiles)[number], string>;
+const compose = parseYaml(composeText['compose.yaml']) as ComposeFile;
+const signInCompose = parseYaml(composeText['compose.sign-in.yaml']) as ComposeFile;
+const server = compose.services.server!;
+const db = compose.services.db!;
+const serverEnvironment = { ...server.environment, ...signInCompose.services.server!.environment };
+/** What an operator's .env holds: every secret generated, the rest as .env.example suggests. */
+const dotEnv = (overrides: Record<string, string> = {}) => ({
+  AUTH_TOKENS: secretValue(),
+  SESSION_SECRET: secretValue(),
+  POSTGRES_PASSWORD: secretValue(),
+  ...overrides,
+});
+const interpolated = (environment: Record<string, string>, vars: Record<string, string>) =>
+  Object.fromEntries(Object.entries(environment).map(([name, value]) => [name, interpolate(value, vars)]));
+
+describe('compose.yaml', () => {
+  it('builds the server from the Dockerfile and mounts the corpus read-only where the image serves it from', () => {
+    expect(server.build).toBe('.');
+    expect(server.volumes).toContain(`\${CORPUS_PATH:-./corpus}:${runtimeEnv.CORPUS_DIR}:ro`);
+  });
+
+  it('runs PostgreSQL on a named volume, with a healthcheck of its own', () => {
+    expect(db.image).toMatch(/^postgres:\d+/);
+    const [volume, path] = db.volumes![0]!.split(':');
+    expect(Object.keys(compose.volumes ?? {})).toContain(volume);
+    expect(path).toBe('/var/lib/postgresql/data');
+    expect(db.healthcheck?.test.slice(0, 2)).toEqual(['CMD', 'pg_isready']);
+  });
+
+  it('points DATABASE_URL at that database, with its user, password and name', () => {
+    const vars = dotEnv();
+    const url = new URL(interpolate(server.environment!.DATABASE_URL!, vars));
+    const dbEnv = interpolated(db.environment!, vars);
+    expect(url.protocol).toBe('postgres:');
+    expect(url.hostname).toBe('db');
+    expect([url.username, url.password, url.pathname]).toEqual([dbEnv.POSTGRES_USER, dbEnv.POSTGRES_PASSWORD, `/${dbEnv.POSTGRES_DB}`]);
+  });
+
+  it('starts the server once the database is healthy, and checks readiness with node (the image has no curl)', () => {
+    expect(server.depends_on).toEqual({ db: { condition: 'service_healthy' } });
+    const [form, command, ...args] = server.healthcheck!.test;
+    expect([form, command]).toEqual(['CMD', healthcheckOf(runtime).command[0]]);
+    expect(args.join(' ')).toContain('/readyz');
+    expect(args.join(' ')).toContain('process.env.PORT||8080');
+  });
+
+  it('runs the server locked down: read-only root, a tmpfs for /tmp, no capabilities, no privilege change', () => {
+    expect(server.read_only).toBe(true);
+    expect(server.tmpfs).toContain('/tmp');
+    expect(server.cap_drop).toEqual(['ALL']);
+    expect(server.security_opt).toContain('no-new-privileges:true');
+    // The one writable path besides /tmp is a volume, and the server keeps its index file there.
+    expect(server.environment!.INDEX_FILE!.startsWith(`${runtimeEnv.AUTH_DATA_DIR}/`)).toBe(true);
+    expect(server.volumes).toContain(`corpus-data:${runtimeEnv.AUTH_DATA_DIR}`);
+  });
+
+  it('gives the drain time to finish before the kill', () => {
+    expect(seconds(server.stop_grace_period!)).toBeGreaterThan((SERVER_DEFAULTS.drainTimeoutMs + VECTOR_SAVE_WAIT_MS) / 1000);
+  });
+
+  it.each(composeFiles)('%s sets only variables the config reads', (file) => {
+    const parsed = parseYaml(composeText[file]) as ComposeFile;
+    for (const name of Object.keys(parsed.services.server!.environment ?? {})) expect(CONFIG_VARIABLES, name).toContain(name);
+  });
+
+  it.each(composeFiles)('%s demands every secret with ${VAR:?message} and carries none', (file) => {
+    const parsed = parseYaml(composeText[file]) as ComposeFile;
+    const environments = Object.values(parsed.services).map((s) => s.environment ?? {});
+    for (const [name, value] of environments.flatMap((e) => Object.entries(e)).filter(([name]) => isSecret(name))) {
+      const demanded = references(value).filter((r) => r.operator === '?' && isSecret(r.name));
+      expect(demanded, `${name} is demanded`).not.toEqual([]);
+      for (const reference of demanded) expect(reference.text, `${reference.name}'s message`).toMatch(/\S{3}/);
+      // Nothing but the references: no literal credential (the database URL's user is not one).
+      expect(value.replace(/\$\{[^}]*\}/g, ''), `${name} outside its references`).not.toMatch(/[A-Za-z0-9+/=_-]{20,}/);
+    }
+  });
+
+  it('demands SESSION_SECRET and AUTH_TOKENS (and AUTH_SECRET with team sign-in), and says which is missing', () => {
+    for (const [file, names] of [['compose.yaml', ['SESSION_SECRET', 'AUTH_TOKENS']], ['compose.sign-in.yaml', ['AUTH_SECRET']]] as const) {
+      const environment = (parseYaml(composeText[file]) as ComposeFile).services.server!.environment!;
+      for (const name of names) {
+        expect(references(environment[name]!)).toEqual([expect.objectContaining({ name, operator: '?' })]);
+        const vars = { ...dotEnv(), [name]: '' };
+        expect(() => interpolate(environment[name]!, vars)).toThrow(name);
+      }
+    }
+  });
+
+  it('is a configuration the server accepts, with the image\'s environment, alone and with team sign-in', () => {
+    const vars = dotEnv();
+    expect(() => loadConfig({ ...runtimeEnv, ...interpolated(server.environment!, vars) })).not.toThrow();
+    const signInVars = dotEnv({
+      PUBLIC_URL: 'https://docs.example.com', LOGIN_PROVIDER: 'oidc', LOGIN_OIDC_ISSUER: 'https://accounts.google.com',
+      LOGIN_CLIENT_ID: 'client', LOGIN_CLIENT_SECRET: secretValue(), AUTH_SECRET: secretValue(), ALLOWED_EMAIL_DOMAINS: 'example.com',
+    });
+    const config = loadConfig({ ...runtimeEnv, ...interpolated(serverEnvironment, signInVars) });
+    expect(config.auth.login?.provider).toBe('oidc');
+    expect(config.databaseUrl).toMatch(/^postgres:\/\/corpus:/);
+  });
+
+  it('uses no `$` that compose would refuse, and .env.example lists every variable it interpolates', () => {
+    const example = read('.env.example')
+      .split('\n')
+      .filter((l) => /^\s*#?\s*[A-Z_]+=/.test(l) && !l.trimStart().startsWith('# '))
+      .map((l) => l.split('=')[0]!.trim());
+    for (const file of composeFiles) {
+      const code = composeText[file].split('\n').filter((l) => !l.trimStart().startsWith('#')).join('\n');
+      expect(dollarsComposeRejects(code), file).toEqual([]);
+      for (const { name } of references(code)) expect(example, `${name} in .env.example`).toContain(name);
+    }
+  });
+});
+
+interface RenderEnvVar {
+  key: string;
+  value?: string;
+  generateValue?: boolean;
+  sync?: boolean;
+  fromDatabase?: { name: string; property: string };
+}
+const render = parseYaml(read('render.yaml')) as {
+  services: Array<{ type: string; name: string; runtime: string; dockerfilePath: string; healthCheckPath: string; envVars: RenderEnvVar[] }>;
+  databases: Array<{ name: string }>;
+};
+const web = render.services[0]!;
+const renderVar = (key: string) => web.envVars.find((v) => v.key === key);
+
+describe('render.yaml', () => {
+  it('is one web service built from the Dockerfile, checked on /readyz like fly.toml', () => {
+    expect(render.services).toHaveLength(1);
+    expect(web).toMatchObject({ type: 'web', runtime: 'docker', healthCheckPath: '/readyz' });
+    expect(existsSync(new URL(web.dockerfilePath, root))).toBe(true);
+    expect(fly.http_service.checks[0]!.path).toBe(web.healthCheckPath);
+    expect(renderVar('PORT')?.value).toBe(runtimeEnv.PORT);
+  });
+
+  it('generates SESSION_SECRET and AUTH_SECRET, takes DATABASE_URL from its database and asks for PUBLIC_URL', () => {
+    expect(renderVar('SESSION_SECRET')).toEqual({ key: 'SESSION_SECRET', generateValue: true });
+    expect(renderVar('AUTH_SECRET')).toEqual({ key: 'AUTH_SECRET', generateValue: true });
+    expect(renderVar('DATABASE_URL')?.fromDatabase).toEqual({ name: render.databases[0]!.name, property: 'connectionString' });
+    expect(render.databases.map((d) => d.name)).toEqual([renderVar('DATABASE_URL')!.fromDatabase!.name]);
+    expect(renderVar('PUBLIC_URL')).toEqual({ key: 'PUBLIC_URL', sync: false });
+  });
+
+  it('sets only variables the config reads, and demands every secret rather than carry one', () => {
+    for (const { key, value, generateValue, sync, fromDatabase } of web.envVars) {
+      expect(CONFIG_VARIABLES, key).toContain(key);
+      const sources = [value !== undefined, generateValue === true, sync === false, fromDatabase !== undefined].filter(Boolean);
+      expect(sources, `${key} has exactly one source`).toHaveLength(1);
+      if (isSecret(key)) expect(value, `${key} is generated, asked for or taken from the database`).toBeUndefined();
+    }
+  });
+
+  it('is a configuration the server accepts once the asked-for values are filled in', () => {
+    const answers: Record<string, string> = {
+      PUBLIC_URL: 'https://corpus-mcp.onrender.com', LOGIN_PROVIDER: 'oidc', LOGIN_OIDC_ISSUER: 'https://accounts.google.com',
+      LOGIN_CLIENT_ID: 'client', LOGIN_CLIENT_SECRET: secretValue(), ALLOWED_EMAIL_DOMAINS: 'example.com',
+    };
+    const env: Record<string, string> = { ...runtimeEnv };
+    for (const v of web.envVars) {
+      if (v.value !== undefined) env[v.key] = v.value;
+      else if (v.generateValue) env[v.key] = randomBytes(32).toString('base64'); // Render: a base64-encoded 256-bit value
+      else if (v.fromDatabase) env[v.key] = 'postgresql://corpus:pw@dpg-example-a/corpus';
+      else env[v.key] = answers[v.key] ?? expect.fail(`no sample answer for ${v.key}`);
+    }
+    const config = loadConfig(env);
+    expect(config.auth.login?.provider).toBe('oidc');
+    expect(config.sessions.secret).toBe(env.SESSION_SECRET);
   });
 });

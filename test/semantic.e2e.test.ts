@@ -152,6 +152,27 @@ describe('semantic search over a real server with local embeddings and rerank en
     expect((reranked.structured as { note: string }).note).toMatch(/rerank endpoint failed/);
   });
 
+  it('waits out a 429 whose Retry-After fits the query budget and answers hybrid', async () => {
+    const before = fake.requests.length;
+    fake.failNext(1, 429, '1');
+    const hybrid = (await call(server, 'search_documents', { query: 'car', top_k: 2 })).structured as SearchResult;
+    expect(hybrid).toMatchObject({ mode: 'hybrid', results: [{ chunk_id: 'parking.md#0' }, { chunk_id: 'fleet.md#0' }] });
+    expect(hybrid.note).toBeUndefined();
+    expect(fake.requests.slice(before).map((r) => r.status)).toEqual([429, 200]);
+  });
+
+  it('answers by keywords at once, without waiting, when a 429\'s Retry-After is longer than the query budget', async () => {
+    const before = fake.requests.length;
+    const retries = (): number => server.lines().filter((l) => l.msg === 'embeddings request failed; retrying').length;
+    const retriesBefore = retries();
+    fake.failNext(1, 429, '3600');
+    const answer = (await call(server, 'search_documents', { query: 'car' })).structured as SearchResult;
+    expect(answer.mode).toBe('keyword');
+    expect(answer.note).toMatch(/answered 429 on 1 attempt\(s\); not retried: waiting \d+ ms would leave nothing of the \d+ ms left of its 2000 ms budget/);
+    expect(fake.requests.slice(before).map((r) => r.status)).toEqual([429]);
+    expect(retries()).toBe(retriesBefore);
+  });
+
   it('answers by keywords, never with an error, when the endpoint starts answering with another vector size, then embeds the chunks again', async () => {
     fake.nativeDimensions = 32;
     const answer = await call(server, 'search_documents', { query: 'vehicle', mode: 'semantic' });
@@ -219,5 +240,69 @@ describe('an embeddings endpoint that is down at boot', () => {
     expect(hybrid.mode).toBe('hybrid');
     expect(hybrid.results.map((r) => r.chunk_id)).toEqual(['parking.md#0', 'fleet.md#0']);
     expect(server.rawLog()).not.toContain(EMBEDDINGS_KEY);
+  });
+});
+
+describe('an endpoint whose answers outgrow any request', () => {
+  const HUGE = 300 * 1024 * 1024;
+  let fake: FakeProviders;
+  let server: OpsServer;
+  beforeAll(async () => {
+    fake = await startFakeProviders();
+    server = await startOpsServer({
+      files: FILES,
+      env: { EMBEDDINGS_URL: fake.url, EMBEDDINGS_MODEL: 'fake-embed', EMBEDDINGS_API_KEY: EMBEDDINGS_KEY, RERANK_URL: fake.url, RERANK_API_KEY: RERANK_KEY },
+      // A budget the whole answer could be read in, so that only the size cap can stop it.
+      semanticTuning: { ...TUNING, queryTimeoutMs: 25_000 },
+    });
+    await until(() => server.semantic.state.state === 'ready', 'chunk vectors');
+  });
+  afterAll(async () => {
+    await server.close();
+    await fake.close();
+  });
+
+  /** Runs `work` while sampling this process's RSS; returns its result and the RSS growth at the peak, in bytes. */
+  async function rssGrowth<T>(work: () => Promise<T>): Promise<{ result: T; growth: number }> {
+    const before = process.memoryUsage.rss();
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 2);
+    try {
+      const result = await work();
+      return { result, growth: Math.max(peak, process.memoryUsage.rss()) - before };
+    } finally {
+      clearInterval(sampler);
+    }
+  }
+
+  it('stops reading a 300 MB query embedding at its cap, answers by keywords, and the process grows by less than 50 MB', async () => {
+    // A plain search first, so the figure counts the answer, not the first call's loading of code.
+    expect((await call(server, 'search_documents', { query: 'car' })).structured).toMatchObject({ mode: 'hybrid' });
+    fake.padNext(HUGE);
+    const { result: answer, growth } = await rssGrowth(() => call(server, 'search_documents', { query: 'car' }));
+    console.info(`query embedding of ${HUGE} bytes: RSS grew by ${(growth / 1024 / 1024).toFixed(1)} MiB; ${fake.padded?.sent} bytes sent`);
+    expect(answer.isError).toBeFalsy();
+    expect(answer.structured).toMatchObject({ mode: 'keyword', results: [{ chunk_id: 'parking.md#0' }] });
+    expect((answer.structured as SearchResult).note).toMatch(/embeddings endpoint failed for this query \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings answered more than \d+ bytes/);
+    await fake.padded!.closed;
+    expect(fake.padded).toMatchObject({ hungUp: true });
+    expect(fake.padded!.sent).toBeLessThan(HUGE / 10);
+    expect(growth).toBeLessThan(50 * 1024 * 1024);
+    const logged = server.lines().find((l) => l.msg === 'provider answer larger than its cap; request aborted');
+    expect(logged).toMatchObject({ endpoint: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/v1\/embeddings$/), max_bytes: expect.any(Number) });
+    expect(server.rawLog()).not.toContain(EMBEDDINGS_KEY);
+  });
+
+  it('stops reading a 300 MB rerank answer at its cap and reorders by keywords', async () => {
+    expect((await call(server, 'rerank_results', { query: 'car badge', chunk_ids: ['fleet.md#0', 'parking.md#0'] })).structured).toMatchObject({ method: 'rerank_model' });
+    fake.padNext(HUGE);
+    const { result: reranked, growth } = await rssGrowth(() => call(server, 'rerank_results', { query: 'car badge', chunk_ids: ['fleet.md#0', 'parking.md#0'] }));
+    console.info(`rerank answer of ${HUGE} bytes: RSS grew by ${(growth / 1024 / 1024).toFixed(1)} MiB; ${fake.padded?.sent} bytes sent`);
+    expect(reranked.isError).toBeFalsy();
+    expect((reranked.structured as { note: string }).note).toMatch(/rerank endpoint failed \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/rerank answered more than \d+ bytes/);
+    await fake.padded!.closed;
+    expect(fake.padded).toMatchObject({ hungUp: true });
+    expect(growth).toBeLessThan(50 * 1024 * 1024);
+    expect(server.rawLog()).not.toContain(RERANK_KEY);
   });
 });

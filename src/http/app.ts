@@ -27,6 +27,10 @@ import { hostCheck } from './middleware/host-check.js';
 import { browserPage } from './middleware/browser-page.js';
 import { mcpUrl } from './routes/landing.js';
 import { healthRoutes } from './routes/health.js';
+import { serverCardRoutes } from './routes/server-card.js';
+import type { ServerCardAuthorization } from './routes/server-card.js';
+import { SERVED_PROTOCOL_VERSIONS } from '../mcp/protocol-versions.js';
+import { SERVER_IDENTITY } from '../mcp/server-identity.js';
 import type { IndexStatus } from '../index-service/index-service.js';
 import { mcpHandler } from './routes/mcp.js';
 import { randomBytes } from 'node:crypto';
@@ -88,6 +92,11 @@ export interface AppOptions {
    * context. Omit to serve without authentication (then only a loopback HOST is safe).
    */
   authenticate?: MiddlewareHandler;
+  /**
+   * What the server card says a client needs to call /mcp. Default bearer when `authenticate` is set,
+   * else none; assemble.ts says oauth2 where an authorization server issues the tokens.
+   */
+  cardAuthorization?: ServerCardAuthorization;
   /** Further open routes (landing page, /metrics), mounted after the health routes. Default none. */
   routes?: Hono;
   /** Extra reason for /readyz to answer 503 (e.g. draining). */
@@ -133,6 +142,7 @@ export function createApp(options: AppOptions): CorpusApp {
     middleware = [],
     beforeMcp = [],
     authenticate,
+    cardAuthorization = authenticate ? { type: 'bearer' } : { type: 'none' },
     notReadyReason,
     indexStatus,
     routes,
@@ -188,6 +198,15 @@ export function createApp(options: AppOptions): CorpusApp {
   const app = new Hono<AppEnv>();
   for (const m of middleware) app.use(m);
   app.route('/', healthRoutes({ index, notReadyReason, semantic, indexStatus }));
+  // The server card: public, like the OAuth metadata, and from the very tool table tools/list answers.
+  app.route('/', serverCardRoutes({
+    publicUrl,
+    identity: SERVER_IDENTITY,
+    version: service.serverInfo.version,
+    protocolVersions: SERVED_PROTOCOL_VERSIONS,
+    tools: service.listToolsResult.tools,
+    authorization: cardAuthorization,
+  }));
   if (routes) app.route('/', routes);
 
   app.use('/mcp', hostCheck({ publicUrl }));

@@ -22,6 +22,7 @@ import type { AppOptions, CorpusApp } from './app.js';
 import { createAuthentication } from './authentication.js';
 import type { Authentication, AuthenticationOptions } from './authentication.js';
 import { requestScopedLogger } from './middleware/request-id.js';
+import { protectedResourceMetadataUrl } from './routes/well-known.js';
 import { revocationsInStore } from './session-revocations.js';
 import { guardSockets } from './socket-guards.js';
 import { createMetrics } from './metrics.js';
@@ -157,6 +158,11 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     ...ops.appOptions,
     routes,
     ...(authentication.authenticate ? { authenticate: authentication.authenticate } : {}),
+    // With an authorization server (external or built in), clients find it from the metadata URL the
+    // 401's challenge names; static tokens alone come from the operator.
+    ...(config.auth.oauth !== undefined || config.auth.login !== undefined
+      ? { cardAuthorization: { type: 'oauth2', protectedResourceMetadata: protectedResourceMetadataUrl(config.auth.resource) } as const }
+      : {}),
     onForeignSession: () => metrics.recordAuthFailure('session_principal_mismatch'),
     onSessionLookup: (outcome) => metrics.recordSessionIdOutcome(outcome),
     ...overrides,

@@ -15,6 +15,7 @@ import type {
   ServerContext,
 } from '@modelcontextprotocol/server';
 import { translateRequestErrors } from './mcp-request-error.js';
+import { SERVED_PROTOCOL_VERSIONS } from './protocol-versions.js';
 import type { McpRequestErrorCode } from './mcp-request-error.js';
 import type { McpService } from './mcp-service.js';
 
@@ -60,6 +61,9 @@ export interface ModernServerOptions {
 /** Returns the `createMcpHandler` factory: a fresh, unconnected v2 `Server` per modern request. */
 export function createModernServerFactory(service: McpService, { cacheScope = 'private' }: ModernServerOptions = {}): (context: McpRequestContext) => Server {
   const hint = Object.freeze({ ttlMs: MODERN_LIST_TTL_MS, cacheScope });
+  // server/discover answers the modern ones among them (the handler rejects legacy requests). One
+  // array for every request: the SDK replaces its list rather than changing the one it is given.
+  const supportedProtocolVersions = [...SERVED_PROTOCOL_VERSIONS];
   const cacheHints = Object.freeze({ 'tools/list': hint, 'resources/list': hint, 'resources/read': hint, 'server/discover': hint });
   // The same frozen object the legacy era answers; v2 types JSON Schema values as JSON, 1.x as objects.
   const listTools = (): ListToolsResult => service.listToolsResult as unknown as ListToolsResult;
@@ -71,7 +75,12 @@ export function createModernServerFactory(service: McpService, { cacheScope = 'p
   return function createModernServer(): Server {
     // The low-level Server (deprecated in v2 for hand use) keeps handlers shared across requests; an
     // McpServer would register the tools and convert their schemas again for every request.
-    const server = new Server(service.serverInfo, { capabilities: CAPABILITIES, instructions: service.instructions, cacheHints });
+    const server = new Server(service.serverInfo, {
+      capabilities: CAPABILITIES,
+      instructions: service.instructions,
+      cacheHints,
+      supportedProtocolVersions,
+    });
     server.setRequestHandler('tools/list', listTools);
     server.setRequestHandler('tools/call', callTool);
     server.setRequestHandler('resources/list', listResources);

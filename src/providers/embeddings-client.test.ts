@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FAKE_DIMENSIONS, startFakeProviders, type FakeProviders } from '../../test/helpers/fake-providers.js';
 import type { Logger } from '../logger.js';
-import { createEmbeddingsClient, MAX_EMBEDDING_DIMENSIONS, normalise, readVectors } from './embeddings-client.js';
+import { BYTES_PER_JSON_NUMBER, createEmbeddingsClient, MAX_EMBEDDING_DIMENSIONS, maxEmbeddingsAnswerBytes, normalise, readVectors } from './embeddings-client.js';
 import { ProviderError } from './provider-error.js';
 import { retryAfterMs } from './post-json.js';
 
@@ -133,6 +133,67 @@ describe('createEmbeddingsClient', () => {
       await client.embed(['car']);
       expect(fake.arrivals).toHaveLength(2);
       expect(fake.arrivals[1]! - fake.arrivals[0]!).toBeGreaterThanOrEqual(950);
+    });
+
+    it('reads an answer up to the size its batch can need, and aborts a larger one with `too_large`, unretried, logging the endpoint and cap', async () => {
+      const logger = recordingLogger();
+      const client = createEmbeddingsClient({ url: fake.url, model: 'm', apiKey: API_KEY, dimensions: 8, batchSize: 2, backoffMs: 1, maxRetries: 3, logger });
+      const cap = maxEmbeddingsAnswerBytes(2, 8);
+      fake.padNext(cap - 2000);
+      expect(await client.embed(['car', 'rain'])).toHaveLength(2);
+      fake.padNext(cap);
+      const error = (await client.embed(['car', 'rain']).catch((e: unknown) => e)) as ProviderError;
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error.code).toBe('too_large');
+      expect(error.message).toMatch(new RegExp(`^POST http://127\\.0\\.0\\.1:\\d+/v1/embeddings answered more than ${cap} bytes`));
+      expect(fake.requests).toHaveLength(2);
+      const line = logger.lines.find((l) => l.includes('larger than its cap'));
+      expect(JSON.parse(line!)).toMatchObject({ endpoint: `${fake.url}/embeddings`, max_bytes: cap, texts: 2 });
+      expect(logger.lines.join('\n')).not.toContain(API_KEY);
+    });
+
+    it('refuses an answer whose Content-Length is past the cap without reading it', async () => {
+      let pulls = 0;
+      let cancelled = false;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          pulls += 1;
+          if (pulls > 64) controller.close();
+          else controller.enqueue(new Uint8Array(1024 * 1024));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      });
+      const fetch = (() => Promise.resolve(new Response(body, { status: 200, headers: { 'content-length': String(10 ** 9) } }))) as typeof globalThis.fetch;
+      const client = createEmbeddingsClient({ url: 'http://127.0.0.1:9/v1', model: 'm', fetch });
+      const error = (await client.embed(['a']).catch((e: unknown) => e)) as ProviderError;
+      expect(error.code).toBe('too_large');
+      expect(cancelled).toBe(true);
+      // The stream fills its queue once when created; nothing more was asked of it.
+      expect(pulls).toBeLessThanOrEqual(1);
+    });
+
+    it('scales the cap to the texts and the requested dimensions (the longest accepted when none is requested)', () => {
+      expect(maxEmbeddingsAnswerBytes(1, undefined)).toBe(MAX_EMBEDDING_DIMENSIONS * BYTES_PER_JSON_NUMBER + 256 + 64 * 1024);
+      expect(maxEmbeddingsAnswerBytes(64, 1536)).toBe(64 * (1536 * BYTES_PER_JSON_NUMBER + 256) + 64 * 1024);
+      // The longest number a JSON writer prints, with its comma, newline and a pretty-printer's indent, fits.
+      const vectorsDepth = JSON.stringify({ data: [{ embedding: [-2.2250738585072014e-308, 1] }] }, null, 2).split('\n')[4]!;
+      expect(`${vectorsDepth}\n`.length).toBeLessThanOrEqual(BYTES_PER_JSON_NUMBER);
+    });
+
+    it('retries only on a Retry-After when told so, and only when the wait fits the call\'s budget', async () => {
+      const client = createEmbeddingsClient({ url: fake.url, model: 'm', backoffMs: 1 });
+      const query = { timeoutMs: 5000, budgetMs: 5000, maxRetries: 2, retryOnlyWhenTold: true };
+      fake.failNext(1, 503);
+      expect(((await client.embed(['car'], query).catch((e: unknown) => e)) as ProviderError).code).toBe('unavailable');
+      fake.failNext(1, 429, '0');
+      expect(await client.embed(['car'], query)).toHaveLength(1);
+      fake.failNext(1, 429, '5');
+      const error = (await client.embed(['car'], query).catch((e: unknown) => e)) as ProviderError;
+      expect([error.code, error.status]).toEqual(['unavailable', 429]);
+      expect(error.message).toMatch(/not retried: waiting 5000 ms would leave nothing of the \d+ ms left of its 5000 ms budget/);
+      expect(fake.requests.map((r) => r.status)).toEqual([503, 429, 200, 429]);
     });
 
     it('aborts an attempt that takes longer than the timeout, and reports `timeout`', async () => {

@@ -4,7 +4,7 @@
 // each batch is retried on its own. Vectors come back as unit-length Float32Arrays so that a dot
 // product is the cosine similarity. No ranking happens here.
 import { mapLimited } from './map-limited.js';
-import { endpointName, postJson, type ProviderClientOptions, type RetryPolicy } from './post-json.js';
+import { ANSWER_SLACK_BYTES, endpointName, postJson, type ProviderClientOptions, type RetryPolicy } from './post-json.js';
 import { ProviderError } from './provider-error.js';
 
 /** Retry policy defaults: timeoutMs 30000, maxRetries 4, backoffMs 500, maxRetryAfterMs 60000. */
@@ -19,11 +19,8 @@ export interface EmbeddingsClientOptions extends ProviderClientOptions {
   concurrency?: number;
 }
 
-export interface EmbedCallOptions {
-  /** Overrides for this call, e.g. a short timeout and no retry for a query a user waits on. */
-  timeoutMs?: number;
-  maxRetries?: number;
-}
+/** Overrides of the retry policy for one call, e.g. a short budget for a query a user waits on (see RetryPolicy). */
+export type EmbedCallOptions = Partial<Pick<RetryPolicy, 'timeoutMs' | 'maxRetries' | 'budgetMs' | 'retryOnlyWhenTold'>>;
 
 export interface EmbeddingsClient {
   readonly model: string;
@@ -43,6 +40,25 @@ export interface EmbeddingsClient {
  * this at most).
  */
 export const MAX_EMBEDDING_DIMENSIONS = 8192;
+
+/**
+ * Bytes one number of an answer may take in JSON: 24 for the longest a JSON writer prints
+ * (`-2.2250738585072014e-308`), a comma, and a pretty-printer's newline and indent (8 spaces at the
+ * vectors' depth with an indent of 2: 34 in all), rounded up.
+ */
+export const BYTES_PER_JSON_NUMBER = 40;
+/** Bytes of one embedding's own envelope: `{"object":"embedding","index":2047,"embedding":[…]}` and whitespace. */
+const BYTES_PER_EMBEDDING = 256;
+
+/**
+ * The most bytes an answer for `texts` texts can take: every vector at the requested length (or the
+ * longest accepted, MAX_EMBEDDING_DIMENSIONS, when the model's own is used: a model swapped behind the
+ * same name may answer longer vectors, which the semantic service must see to embed again), plus slack.
+ * At the defaults (64 texts, native length) 21 MB; at 1536 numbers 4.0 MB; for one query 0.4 MB.
+ */
+export function maxEmbeddingsAnswerBytes(texts: number, requestedDimensions: number | undefined): number {
+  return texts * ((requestedDimensions ?? MAX_EMBEDDING_DIMENSIONS) * BYTES_PER_JSON_NUMBER + BYTES_PER_EMBEDDING) + ANSWER_SLACK_BYTES;
+}
 
 const BATCH_RANGE = [1, 2048] as const;
 const CONCURRENCY_RANGE = [1, 64] as const;
@@ -82,7 +98,9 @@ export function createEmbeddingsClient(options: EmbeddingsClientOptions): Embedd
       apiKey,
       fetch: options.fetch,
       signal,
+      maxResponseBytes: maxEmbeddingsAnswerBytes(batch.length, requested),
       onRetry: (info) => logger?.warn({ endpoint: shown, model, ...info }, 'embeddings request failed; retrying'),
+      onTooLarge: ({ maxBytes }) => logger?.warn({ endpoint: shown, model, texts: batch.length, max_bytes: maxBytes }, 'provider answer larger than its cap; request aborted'),
     });
     return readVectors(answer, batch.length, shown, into);
   };
@@ -95,7 +113,14 @@ export function createEmbeddingsClient(options: EmbeddingsClientOptions): Embedd
       return dimensions;
     },
     async embed(texts, call = {}) {
-      const policy: RetryPolicy = { timeoutMs: call.timeoutMs ?? timeoutMs, maxRetries: call.maxRetries ?? maxRetries, backoffMs, maxRetryAfterMs };
+      const policy: RetryPolicy = {
+        timeoutMs: call.timeoutMs ?? timeoutMs,
+        maxRetries: call.maxRetries ?? maxRetries,
+        backoffMs,
+        maxRetryAfterMs,
+        budgetMs: call.budgetMs,
+        retryOnlyWhenTold: call.retryOnlyWhenTold,
+      };
       const batches: string[][] = [];
       for (let i = 0; i < texts.length; i += batchSize) batches.push(texts.slice(i, i + batchSize));
       const block = callBlock(texts.length, shown, requested);

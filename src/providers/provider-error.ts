@@ -12,6 +12,8 @@ export type ProviderErrorCode =
   | 'network'
   /** The endpoint answered 2xx with a body we cannot use (wrong shape, wrong count, wrong dimension). */
   | 'bad_response'
+  /** The endpoint answered 2xx with more bytes than the request can need; reading stopped there. */
+  | 'too_large'
   /** Given up because another request of the same call failed (its error is the one reported). */
   | 'cancelled';
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeProviders, type FakeProviders } from '../../test/helpers/fake-providers.js';
-import { createRerankClient } from './rerank-client.js';
+import { createRerankClient, maxRerankAnswerBytes } from './rerank-client.js';
 import type { ProviderError } from './provider-error.js';
 
 let fake: FakeProviders;
@@ -36,6 +36,20 @@ describe('createRerankClient', () => {
       const error = (await client.rerank('q', ['a', 'b']).catch((e: unknown) => e)) as ProviderError;
       expect(error.code).toBe('bad_response');
       expect(error.message).toMatch(/scored 1 of 2/);
+    });
+
+    it('reads an answer that echoes every document, and aborts one larger than the documents can need with `too_large`', async () => {
+      const documents = ['a huge car', 'the car', 'rain today'];
+      const client = createRerankClient({ url: fake.url, model: 'rr', backoffMs: 1 });
+      const request = JSON.stringify({ query: 'big automobile', documents, top_n: 3, return_documents: false, model: 'rr' });
+      const cap = maxRerankAnswerBytes(documents.length, Buffer.byteLength(request));
+      fake.padNext(cap - 1000);
+      expect(await client.rerank('big automobile', documents)).toEqual([1, 0.5, 0]);
+      fake.padNext(cap);
+      const error = (await client.rerank('big automobile', documents).catch((e: unknown) => e)) as ProviderError;
+      expect(error.code).toBe('too_large');
+      expect(error.message).toContain(`answered more than ${cap} bytes`);
+      expect(fake.requests).toHaveLength(2);
     });
   });
 });

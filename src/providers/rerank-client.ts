@@ -1,7 +1,7 @@
 // Client for a Cohere-compatible rerank endpoint (Cohere, Jina, Text Embeddings Inference, vLLM):
 // POST <url>/rerank { model, query, documents: string[], top_n } → { results: [{ index,
 // relevance_score }] }. TEI answers with a bare array of { index, score }; both shapes are read.
-import { endpointName, postJson, type ProviderClientOptions } from './post-json.js';
+import { ANSWER_SLACK_BYTES, endpointName, postJson, type ProviderClientOptions } from './post-json.js';
 import { ProviderError } from './provider-error.js';
 
 /** Retry policy defaults: timeoutMs 15000, maxRetries 1 (a user is waiting), backoffMs 300, maxRetryAfterMs 5000. */
@@ -16,6 +16,17 @@ export interface RerankClient {
   rerank(query: string, documents: readonly string[]): Promise<number[]>;
 }
 
+/** Bytes of one result: `{"index":1999,"relevance_score":-1.2345678901234567e-10}` with room for extra fields. */
+const BYTES_PER_RESULT = 256;
+
+/**
+ * The most bytes a rerank answer can take: a result per document, plus the request's own size (some
+ * servers echo each document's text whatever `return_documents` says), plus slack.
+ */
+export function maxRerankAnswerBytes(documents: number, requestBytes: number): number {
+  return documents * BYTES_PER_RESULT + requestBytes + ANSWER_SLACK_BYTES;
+}
+
 export function createRerankClient(options: RerankClientOptions): RerankClient {
   const { url, model, apiKey, timeoutMs = 15_000, maxRetries = 1, backoffMs = 300, maxRetryAfterMs = 5000, logger } = options;
   const endpoint = `${url.replace(/\/+$/, '')}/rerank`;
@@ -27,6 +38,7 @@ export function createRerankClient(options: RerankClientOptions): RerankClient {
       if (documents.length === 0) return [];
       const body: Record<string, unknown> = { query, documents, top_n: documents.length, return_documents: false };
       if (model !== undefined) body.model = model;
+      const maxResponseBytes = maxRerankAnswerBytes(documents.length, Buffer.byteLength(JSON.stringify(body)));
       const answer = await postJson({
         url: endpoint,
         body,
@@ -36,7 +48,9 @@ export function createRerankClient(options: RerankClientOptions): RerankClient {
         backoffMs,
         maxRetryAfterMs,
         fetch: options.fetch,
+        maxResponseBytes,
         onRetry: (info) => logger?.warn({ endpoint: shown, model, ...info }, 'rerank request failed; retrying'),
+        onTooLarge: ({ maxBytes }) => logger?.warn({ endpoint: shown, model, documents: documents.length, max_bytes: maxBytes }, 'provider answer larger than its cap; request aborted'),
       });
       return readScores(answer, documents.length, shown);
     },

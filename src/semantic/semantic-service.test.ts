@@ -256,6 +256,20 @@ describe('SemanticService', () => {
       semantic.close();
     });
 
+    it('retries a query embedding only when a Retry-After asks for a wait that fits the query budget, else answers unavailable at once', async () => {
+      const semantic = new SemanticService({ embeddings: createEmbeddingsClient({ url: fake.url, model: 'fake', backoffMs: 1 }), logger: silentLogger, queryTimeoutMs: 5000 });
+      await semantic.serve(SearchIndex.build(DOCS));
+      const before = fake.requests.length;
+      fake.failNext(1, 429, '0');
+      expect(await semantic.embedQuery('car', FAKE_DIMENSIONS)).toMatchObject({ ok: true });
+      fake.failNext(1, 429, '10');
+      expect(await semantic.embedQuery('car', FAKE_DIMENSIONS)).toMatchObject({ ok: false, reason: expect.stringMatching(/answered 429 on 1 attempt\(s\); not retried: waiting 10000 ms/) });
+      fake.failNext(1, 503);
+      expect(await semantic.embedQuery('car', FAKE_DIMENSIONS)).toMatchObject({ ok: false, reason: expect.stringMatching(/answered 503 on 1 attempt\(s\)\)$/) });
+      expect(fake.requests.slice(before).map((r) => r.status)).toEqual([429, 200, 429, 503]);
+      semantic.close();
+    });
+
     it('goes degraded when the endpoint is down, keeps retrying in the background, and recovers', async () => {
       fake.down = true;
       const semantic = new SemanticService({

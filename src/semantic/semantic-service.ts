@@ -31,7 +31,10 @@ export interface SemanticServiceOptions {
   embeddings?: EmbeddingsClient;
   rerank?: RerankClient;
   logger: Logger;
-  /** How long a query's embedding may take before the tool answers by keywords. Default 5000 ms. */
+  /**
+   * How long a query's embedding may take before the tool answers by keywords, a wait a `Retry-After`
+   * asks for included. Default 5000 ms.
+   */
   queryTimeoutMs?: number;
   /** First wait before re-embedding after a failure; doubled each time up to maxRetryDelayMs. Default 5000 ms. */
   retryDelayMs?: number;
@@ -60,6 +63,9 @@ export interface EmbedPassStats {
   reused: number;
   seconds: number;
 }
+
+/** Attempts after the first a query embedding may make, each only when a Retry-After asks and fits its budget. */
+const QUERY_RETRIES = 2;
 
 export class SemanticService {
   readonly #embeddings: EmbeddingsClient | undefined;
@@ -171,7 +177,10 @@ export class SemanticService {
     if (this.#embeddings === undefined) return { ok: false, reason: 'no embeddings endpoint is configured (EMBEDDINGS_URL)' };
     if (this.#state.state !== 'ready') return { ok: false, reason: this.unavailableReason() };
     try {
-      const [vector] = (await this.#embeddings.embed([query], { timeoutMs: this.#queryTimeoutMs, maxRetries: 0 })) as [Float32Array];
+      // A user waits: no guessed backoff, but a Retry-After (a short 429) is honoured when the wait and
+      // the next attempt fit in the query's budget; otherwise the tool answers by keywords at once.
+      const budget = { timeoutMs: this.#queryTimeoutMs, budgetMs: this.#queryTimeoutMs, maxRetries: QUERY_RETRIES, retryOnlyWhenTold: true };
+      const [vector] = (await this.#embeddings.embed([query], budget)) as [Float32Array];
       if (vector.length !== dimensions) {
         this.#embedAgain(dimensions, vector.length);
         return {

@@ -18,4 +18,5 @@ CREATE INDEX IF NOT EXISTS auth_records_grant ON auth_records (grant_id) WHERE g
 CREATE INDEX IF NOT EXISTS auth_records_uid ON auth_records (kind, uid) WHERE uid IS NOT NULL;
 CREATE INDEX IF NOT EXISTS auth_records_account ON auth_records (account_id) WHERE account_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS auth_records_expiry ON auth_records (expires_at) WHERE expires_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS auth_records_uid_expiry ON auth_records (kind, uid, expires_at) WHERE uid IS NOT NULL;
 `;

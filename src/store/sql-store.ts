@@ -115,6 +115,20 @@ export class SqlStore implements Store {
     return rows.map(toRecord);
   }
 
+  async deleteOldest(kind: string, uid: string, keep: number): Promise<number> {
+    // One statement over the (kind, uid, expires_at) index: the expiry of the record just past the
+    // newest `keep`, then every record of the group expiring no later. A record sharing that exact
+    // millisecond goes too; when the group is within `keep` the subquery is NULL and nothing goes.
+    const rows = await this.#query(
+      `DELETE FROM auth_records WHERE kind = $1 AND uid = $2 AND expires_at <= (
+         SELECT expires_at FROM auth_records WHERE kind = $1 AND uid = $2 AND expires_at IS NOT NULL
+         ORDER BY expires_at DESC LIMIT 1 OFFSET $3
+       ) RETURNING id`,
+      [kind, uid, Math.max(0, Math.floor(keep))],
+    );
+    return rows.length;
+  }
+
   async deleteExpired(now: number): Promise<number> {
     const rows = await this.#query('DELETE FROM auth_records WHERE expires_at <= $1 RETURNING id', [now]);
     return rows.length;

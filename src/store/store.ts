@@ -54,6 +54,13 @@ export interface Store {
   deleteAccount(accountId: string): Promise<number>;
   /** Live records of one kind, oldest first, at most `limit` (default 10000). For operator tools. */
   list(kind: string, options?: { limit?: number }): Promise<StoredRecord[]>;
+  /**
+   * Keeps the `keep` newest records of `kind` whose `uid` is `uid` (newest = latest `expiresAt`;
+   * records without one are not counted) and removes the older ones, expired or not: a bound on a
+   * group of records nobody else cleans up (unused client registrations). A record expiring in the
+   * same millisecond as the oldest one removed is removed too. Returns how many were removed.
+   */
+  deleteOldest(kind: string, uid: string, keep: number): Promise<number>;
   /** Removes records that expired before `now`. Returns how many. */
   deleteExpired(now: number): Promise<number>;
   close(): Promise<void>;

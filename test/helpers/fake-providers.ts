@@ -72,6 +72,13 @@ export interface FakeProviders {
   zeroInput: string | undefined;
   /** Times at which requests arrived (ms, performance.now()). */
   arrivals: number[];
+  /**
+   * Pad the next successful answer with `bytes` of whitespace before its closing brace: valid JSON of
+   * the usual content, streamed in pieces as fast as the client reads them. `padded` tells how it went.
+   */
+  padNext(bytes: number): void;
+  /** The padded answer: bytes written so far, and whether the client hung up before its end. */
+  padded: { sent: number; total: number; hungUp: boolean; closed: Promise<void> } | undefined;
   embeddingCalls(): number;
   embeddedTexts(): string[];
   close(): Promise<void>;
@@ -80,6 +87,7 @@ export interface FakeProviders {
 export async function startFakeProviders(): Promise<FakeProviders> {
   const failures: Array<{ status: number; retryAfter?: string }> = [];
   let inFlight = 0;
+  let padding: number | undefined;
   const state: FakeProviders = {
     url: '',
     requests: [],
@@ -89,6 +97,10 @@ export async function startFakeProviders(): Promise<FakeProviders> {
     nativeDimensions: FAKE_DIMENSIONS,
     zeroInput: undefined,
     arrivals: [],
+    padded: undefined,
+    padNext(bytes) {
+      padding = bytes;
+    },
     failNext(count, status, retryAfter) {
       for (let i = 0; i < count; i += 1) failures.push({ status, retryAfter });
     },
@@ -106,9 +118,13 @@ export async function startFakeProviders(): Promise<FakeProviders> {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as RecordedRequest['body'];
       const send = (status: number, payload: unknown, headers: Record<string, string> = {}): void => {
         state.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body, status });
+        const pad = status === 200 ? padding : undefined;
+        if (pad !== undefined) padding = undefined;
         setTimeout(() => {
           inFlight -= 1;
-          res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(payload));
+          res.writeHead(status, { 'content-type': 'application/json', ...headers });
+          if (pad === undefined) return void res.end(JSON.stringify(payload));
+          streamPadded(res, JSON.stringify(payload), pad);
         }, state.delayMs);
       };
       if (state.down) return send(503, { error: 'down' });
@@ -138,6 +154,34 @@ export async function startFakeProviders(): Promise<FakeProviders> {
       return send(404, { error: `no route ${req.url ?? ''}` });
     });
   });
+  /** Writes `json` with `bytes` of spaces before its last character, waiting for the socket to drain. */
+  const streamPadded = (res: ServerResponse, json: string, bytes: number): void => {
+    const piece = Buffer.alloc(64 * 1024, 0x20);
+    const closed = new Promise<void>((resolve) => res.on('close', resolve));
+    const record = { sent: 0, total: json.length + bytes, hungUp: false, closed };
+    state.padded = record;
+    res.on('close', () => {
+      record.hungUp = !res.writableFinished;
+    });
+    const write = (chunk: Buffer | string): boolean => {
+      record.sent += Buffer.byteLength(chunk);
+      return res.write(chunk);
+    };
+    write(json.slice(0, -1));
+    let left = bytes;
+    const pump = (): void => {
+      while (left > 0 && !res.destroyed) {
+        const chunk = left >= piece.length ? piece : piece.subarray(0, left);
+        left -= chunk.length;
+        if (!write(chunk)) return void res.once('drain', pump);
+      }
+      if (!res.destroyed) {
+        write(json.slice(-1));
+        res.end();
+      }
+    };
+    pump();
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   return state;

@@ -181,6 +181,11 @@ export class Browser {
     this.#cookies.set(url.host, jar);
   }
 
+  /** The value of cookie `name` this browser holds for `url`'s host, if any. */
+  cookie(url: string, name: string): string | undefined {
+    return this.#cookies.get(new URL(url).host)?.get(name);
+  }
+
   async request(url: string, init: RequestInit = {}): Promise<Response> {
     const target = new URL(url);
     const jar = this.#cookies.get(target.host);
@@ -303,7 +308,11 @@ export interface SignInServer {
 /** corpus-mcp with LOGIN_* from `env`, on `port` (so a restart keeps PUBLIC_URL), storing in `dataDir`. */
 export async function startSignInServer(
   env: Record<string, string>,
-  { port, dataDir, tuning }: { port: number; dataDir: string; tuning?: AssembleOptions['signInTuning'] },
+  { port, dataDir, tuning, openAuthStore }: {
+    port: number; dataDir: string; tuning?: AssembleOptions['signInTuning'];
+    /** Where the authorization server stores; default the embedded store in `dataDir`. */
+    openAuthStore?: () => Promise<Store>;
+  },
 ): Promise<SignInServer> {
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({ PUBLIC_URL: url, AUTH_DATA_DIR: dataDir, ...env });
@@ -314,7 +323,7 @@ export async function startSignInServer(
   holder.set({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
   const raw: string[] = [];
   const logger = createLogger({ level: 'debug', destination: { write: (chunk: string) => void raw.push(chunk) } });
-  const store = await openStore({ dataDir: config.auth.login!.dataDir });
+  const store = openAuthStore ? await openAuthStore() : await openStore({ dataDir: config.auth.login!.dataDir });
   const { corpusApp: app, attach } = assembleServer({ config, index: holder, logger, authStore: store, createSignIn, ...(tuning ? { signInTuning: tuning } : {}) });
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.app.fetch, hostname: '127.0.0.1', port }, () => resolve(s as Server));

@@ -108,6 +108,21 @@ export function describeStoreContract(name: string, open: (clock: () => number) 
       });
     });
 
+    describe('deleteOldest', () => {
+      it('keeps the newest records of a uid group, removes the oldest, and leaves other groups and kinds alone', async () => {
+        for (const [id, expiresAt] of [['c1', 1_000_100], ['c2', 1_000_300], ['c3', 1_000_200], ['c4', 1_000_400]] as const) {
+          await store.put('Client', id, {}, { uid: 'unused', expiresAt });
+        }
+        await store.put('Client', 'used', {}, { expiresAt: 1_000_050 });
+        await store.put('Session', 's', {}, { uid: 'unused', expiresAt: 1_000_050 });
+        expect(await store.deleteOldest('Client', 'unused', 2)).toBe(2);
+        for (const id of ['c1', 'c3']) expect(await store.get('Client', id)).toBeUndefined();
+        for (const id of ['c2', 'c4', 'used']) expect(await store.get('Client', id)).toBeDefined();
+        expect(await store.get('Session', 's')).toBeDefined();
+        expect(await store.deleteOldest('Client', 'unused', 2)).toBe(0);
+      });
+    });
+
     describe('list / deleteExpired', () => {
       it('lists the live records of a kind and reclaims the expired ones', async () => {
         await store.put('Grant', 'a', {}, { expiresAt: 1_000_010 });

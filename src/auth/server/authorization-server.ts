@@ -6,6 +6,7 @@ import { silentLogger } from '../../logger.js';
 import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/store.js';
 import type { Allowlist } from './allowlist.js';
+import { checkClientMetadataLimits } from './client-metadata-limits.js';
 import { consentPage, errorPage } from './consent-page.js';
 import { deriveKeys } from './keys.js';
 import { RESOURCE_SCOPE, UPSTREAM_CALLBACK_PATH } from './protocol.js';
@@ -21,6 +22,13 @@ const REDIRECT_POLICY = 'urn:corpus-mcp:redirect-uri-policy';
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** How long a registration that never obtained a grant is kept, seconds. */
 const UNUSED_CLIENT_TTL_SECONDS = 24 * 3600;
+/**
+ * How many registrations that never obtained a grant are kept (oldest removed first). With metadata of
+ * at most 8 KiB each, anonymous registration can hold about 110 MB of SQLite at most; a person's
+ * registration is evicted before its sign-in ends only if 10000 others arrive in between. No limit per
+ * address: Claude registers on every connection, from a handful of addresses shared by whole teams.
+ */
+const MAX_UNUSED_CLIENTS = 10_000;
 
 export type AuthorizationServerEvent = 'signin' | 'denied' | 'revoked';
 
@@ -94,7 +102,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const callbackUrl = `${issuer}${UPSTREAM_CALLBACK_PATH}`;
 
   const configuration: Configuration = {
-    adapter: createStoreAdapter(store, { unusedClientTtlSeconds: UNUSED_CLIENT_TTL_SECONDS, refreshGraceMs }),
+    adapter: createStoreAdapter(store, { unusedClientTtlSeconds: UNUSED_CLIENT_TTL_SECONDS, maxUnusedClients: MAX_UNUSED_CLIENTS, refreshGraceMs }),
     jwks: { keys: [keys.signing] },
     cookies: { keys: keys.cookieKeys },
     async findAccount(_ctx, id) {
@@ -106,10 +114,12 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     // RFC 8252 and the MCP spec: redirect URIs are https, or plain http on a loopback host only (Claude
     // Code and other native clients listen on http://localhost:<port>/callback). oidc-provider alone
     // accepts plain http on any host for a web client; this validator runs for every registration.
+    // It also applies the size limits, since registration needs no authentication.
     extraClientMetadata: {
       properties: [REDIRECT_POLICY],
       validator(_ctx, key, _value, metadata) {
         if (key !== REDIRECT_POLICY) return;
+        checkClientMetadataLimits(metadata);
         for (const uri of (metadata.redirect_uris as string[] | undefined) ?? []) {
           const url = URL.parse(uri);
           if (url !== null && url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
@@ -134,7 +144,10 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     features: {
       devInteractions: { enabled: false },
-      registration: { enabled: true },
+      // No registration access token (RFC 7592): registration management is off, so the token could
+      // only read the registration back, which no MCP client does; not issuing it keeps one record per
+      // anonymous registration, the Client, which the unused-client bound covers.
+      registration: { enabled: true, issueRegistrationAccessToken: false },
       revocation: { enabled: true },
       userinfo: { enabled: false },
       clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
@@ -304,12 +317,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
       if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
       for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+      // Saving the grant also keeps the client's registration as long as the grant (the store adapter).
       const grantId = await grant.save();
-      // The registration now lives as long as the grant can.
-      const client = await store.get('Client', clientId);
-      if (client !== undefined && client.expiresAt !== undefined) {
-        await store.put('Client', clientId, client.payload, { expiresAt: Math.max(client.expiresAt, Date.now() + refreshTokenTtlSeconds * 1000) });
-      }
       return finish(req, res, { consent: { grantId } }, true);
     },
 
