@@ -28,6 +28,15 @@ export const SERVER_DEFAULTS = Object.freeze({
   maxConcurrentPerSession: 16,
   // Two sessions' worth (2 × maxConcurrentPerSession) at once, over all of a principal's requests.
   maxConcurrentPerPrincipal: 32,
+  // With authentication off, per client address: four principals' worth, since a hosted client
+  // (Claude) sends all its users' requests from a handful of addresses, and behind a proxy every
+  // client shares the proxy's.
+  maxConcurrentPerAddress: 128,
+  // subscriptions/listen streams open at once: as many as sessions per principal (a client holds
+  // one per connection), and per client address with authentication off; one idle this long ends.
+  maxListenStreamsPerPrincipal: 32,
+  maxListenStreamsPerAddress: 256,
+  listenIdleTtlSeconds: 600,
   writeTimeoutMs: 30_000,
   sessionMaxAgeSeconds: 86_400,
 });
@@ -98,10 +107,25 @@ export interface Config {
   /**
    * MAX_CONCURRENT_PER_PRINCIPAL: requests one authenticated principal may have in progress in this
    * process, over all its legacy sessions and modern requests together (a batch counts as its
-   * members; open GET streams do not count), 1–100000; more get 429. With authentication off, modern
-   * requests share one anonymous budget of this size. Default 32.
+   * members; open GET and listen streams do not count), 1–100000; more get 429. With authentication
+   * off, requests are bounded per client address instead (MAX_CONCURRENT_PER_ADDRESS). Default 32.
    */
   maxConcurrentPerPrincipal: number;
+  /**
+   * MAX_CONCURRENT_PER_ADDRESS: with authentication off, requests one client address (the socket's,
+   * IPv6 by its /64; forwarding headers are not read) may have in progress over both eras,
+   * 1–100000; more get 429. Default 128.
+   */
+  maxConcurrentPerAddress: number;
+  /**
+   * MAX_LISTEN_STREAMS_PER_PRINCIPAL and, with authentication off, MAX_LISTEN_STREAMS_PER_ADDRESS:
+   * 2026-07-28 subscriptions/listen streams open at once, 1–100000; one more gets 429. They are not
+   * requests in progress. Defaults 32 and 256.
+   */
+  maxListenStreamsPerPrincipal: number;
+  maxListenStreamsPerAddress: number;
+  /** LISTEN_IDLE_TTL: seconds without an event after which a listen stream is ended gracefully, 1–604800. Default 600. */
+  listenIdleTtlSeconds: number;
   /**
    * MAX_CONNECTIONS: open TCP connections on PORT, 1–1000000; the server closes further ones as soon
    * as they are accepted. Default MAX_SESSIONS + 500 (1500): room for every session's GET stream and
@@ -366,6 +390,10 @@ const envSchema = z.object({
   REQUEST_TIMEOUT_MS: integer(1000, 600_000),
   MAX_CONCURRENT_PER_SESSION: integer(1, 1000),
   MAX_CONCURRENT_PER_PRINCIPAL: integer(1, 100_000),
+  MAX_CONCURRENT_PER_ADDRESS: integer(1, 100_000),
+  MAX_LISTEN_STREAMS_PER_PRINCIPAL: integer(1, 100_000),
+  MAX_LISTEN_STREAMS_PER_ADDRESS: integer(1, 100_000),
+  LISTEN_IDLE_TTL: integer(1, 7 * 24 * 3600),
   MAX_CONNECTIONS: integer(1, 1_000_000),
   WRITE_TIMEOUT_MS: integer(1000, 600_000),
   // The tools' own ranges, so a limit the environment accepts is one the tools accept.
@@ -782,6 +810,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS ?? SERVER_DEFAULTS.requestTimeoutMs,
     maxConcurrentPerSession: e.MAX_CONCURRENT_PER_SESSION ?? SERVER_DEFAULTS.maxConcurrentPerSession,
     maxConcurrentPerPrincipal: e.MAX_CONCURRENT_PER_PRINCIPAL ?? SERVER_DEFAULTS.maxConcurrentPerPrincipal,
+    maxConcurrentPerAddress: e.MAX_CONCURRENT_PER_ADDRESS ?? SERVER_DEFAULTS.maxConcurrentPerAddress,
+    maxListenStreamsPerPrincipal: e.MAX_LISTEN_STREAMS_PER_PRINCIPAL ?? SERVER_DEFAULTS.maxListenStreamsPerPrincipal,
+    maxListenStreamsPerAddress: e.MAX_LISTEN_STREAMS_PER_ADDRESS ?? SERVER_DEFAULTS.maxListenStreamsPerAddress,
+    listenIdleTtlSeconds: e.LISTEN_IDLE_TTL ?? SERVER_DEFAULTS.listenIdleTtlSeconds,
     maxConnections: e.MAX_CONNECTIONS ?? maxSessions + 500,
     writeTimeoutMs: e.WRITE_TIMEOUT_MS ?? SERVER_DEFAULTS.writeTimeoutMs,
     toolLimits: {

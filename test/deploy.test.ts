@@ -159,8 +159,8 @@ describe('fly.toml', () => {
     expect(type).toBe('requests'); // an SSE stream is one request for its whole life
     expect(hard).toBeGreaterThanOrEqual(config.maxSessions); // every session may hold its stream
     expect(hard).toBeLessThan(config.maxConnections); // the proxy holds back before the process refuses connections
-    // One principal at its caps (streams + requests in progress) fills at most a tenth of it.
-    expect((config.maxSessionsPerPrincipal + config.maxConcurrentPerPrincipal) * 10).toBeLessThanOrEqual(hard);
+    // One principal at its caps (session and listen streams + requests in progress) fills at most a tenth of it.
+    expect((config.maxSessionsPerPrincipal + config.maxListenStreamsPerPrincipal + config.maxConcurrentPerPrincipal) * 10).toBeLessThanOrEqual(hard);
     expect(soft).toBeLessThan(hard);
   });
 

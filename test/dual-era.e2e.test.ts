@@ -1,8 +1,9 @@
 // End-to-end: one /mcp, two protocol eras, on a real socket. The SDK v2 client (2026-07-28) and the
 // 1.x client (2025 sessions) talk to the same server and must get the same answers.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client as V2Client } from '@modelcontextprotocol/client';
 import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { request as httpRequest } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import type { ToolCallEvent } from '../src/mcp/mcp-service.js';
 import { TOOLS } from '../src/mcp/tools/create-tools.js';
@@ -276,6 +277,7 @@ describe('dual-era /mcp: the in-flight bound is per principal in the modern era'
       files: SAMPLE_FILES,
       buildIndex: false,
       maxConcurrentPerPrincipal: 2,
+      listenStreams: { maxPerPrincipal: 1 },
       authenticate: asPrincipal,
       onToolCall: (event) => calls.push(event),
     });
@@ -300,6 +302,21 @@ describe('dual-era /mcp: the in-flight bound is per principal in the modern era'
       expect(answer.message?.result?.isError).toBeFalsy();
     }
     expect((await call('alice', 5)).status).toBe(200); // the slots were released
+  });
+
+  it('bounds listen streams per principal, apart from its requests', async () => {
+    const [alice, bob] = [await connectV2Client(server.mcpUrl, 'auto', { 'x-test-principal': 'alice' }), await connectV2Client(server.mcpUrl, 'auto', { 'x-test-principal': 'bob' })];
+    try {
+      const listening = await alice.listen({ resourcesListChanged: true });
+      const refused = await modernRequest(server.mcpUrl, { method: 'subscriptions/listen', params: { notifications: { resourcesListChanged: true } }, headers: { 'x-test-principal': 'alice' } });
+      expect(refused.status).toBe(429);
+      expect(refused.message?.error?.message).toMatch(/this principal already has 1 subscriptions\/listen streams open \(the limit is 1\)/);
+      expect((await modernRequest(server.mcpUrl, { method: 'tools/list', headers: { 'x-test-principal': 'alice' } })).status).toBe(200);
+      expect((await bob.listen({ resourcesListChanged: true })).honoredFilter).toEqual({ resourcesListChanged: true });
+      await listening.close();
+    } finally {
+      await Promise.all([alice.close(), bob.close()]);
+    }
   });
 
   it('hands the principal to the tool handler as authInfo', () => {
@@ -341,5 +358,152 @@ describe('dual-era /mcp: a reload, the modern way', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('dual-era /mcp: subscriptions/listen streams are bounded on their own, outside the request budget', () => {
+  const LISTEN_CAP = 40;
+  let server: TestServer;
+  let listener: V2Client;
+  const subscriptions: Array<{ close(): Promise<void> }> = [];
+  beforeAll(async () => {
+    // Authentication off: every client here is one anonymous address (127.0.0.1). The request budget
+    // is smaller than the number of streams, so streams counted as requests would exhaust it.
+    server = await startTestServer({ files: SAMPLE_FILES, maxConcurrentPerAddress: 32, listenStreams: { maxPerAddress: LISTEN_CAP } });
+    listener = await connectV2Client(server.mcpUrl, 'auto');
+  });
+  afterAll(async () => {
+    await Promise.all(subscriptions.map((s) => s.close()));
+    await listener?.close();
+    await server?.close();
+  });
+
+  it(`holds ${LISTEN_CAP} idle listen streams, and a new SDK v2 client in auto mode still lands on the modern era`, async () => {
+    const opened = await Promise.all(Array.from({ length: LISTEN_CAP }, () => listener.listen({ resourcesListChanged: true })));
+    subscriptions.push(...opened);
+    for (const subscription of opened) expect(subscription.honoredFilter).toEqual({ resourcesListChanged: true });
+
+    const newcomer = await connectV2Client(server.mcpUrl, 'auto');
+    try {
+      expect(newcomer.getProtocolEra()).toBe('modern');
+      expect(newcomer.getNegotiatedProtocolVersion()).toBe(MODERN_VERSION);
+      expect((await structured(newcomer, 'search_documents', { query: 'tomatoes' })).results).toHaveLength(1);
+    } finally {
+      await newcomer.close();
+    }
+  });
+
+  it('answers one listen stream more than the cap with 429 and a message naming the cap', async () => {
+    const refused = await modernRequest(server.mcpUrl, { method: 'subscriptions/listen', params: { notifications: { resourcesListChanged: true } }, id: 'one-too-many' });
+    expect(refused.status).toBe(429);
+    expect(refused.message?.error?.message).toMatch(
+      new RegExp(`^Too Many Requests: this client address \\(authentication is off\\) already has ${LISTEN_CAP} subscriptions/listen streams open \\(the limit is ${LISTEN_CAP}\\); close one`),
+    );
+    await expect(listener.listen({ resourcesListChanged: true })).rejects.toThrow();
+    // Requests are served all the while.
+    expect((await modernRequest(server.mcpUrl, { method: 'tools/list' })).status).toBe(200);
+  });
+
+  it('frees a stream\'s place when its client closes it', async () => {
+    await subscriptions.pop()!.close();
+    const reopened = await vi.waitFor(() => listener.listen({ resourcesListChanged: true }), { timeout: 10_000, interval: 100 });
+    subscriptions.push(reopened);
+    expect(reopened.honoredFilter).toEqual({ resourcesListChanged: true });
+  });
+});
+
+describe('dual-era /mcp: an idle listen stream', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ files: SAMPLE_FILES, listenStreams: { idleMs: 300, maxPerAddress: 1 } });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('is ended gracefully after its idle lifetime, which frees its place, and the client may listen again', async () => {
+    const client = await connectV2Client(server.mcpUrl, 'auto');
+    try {
+      const first = await client.listen({ resourcesListChanged: true });
+      expect(await first.closed).toBe('graceful');
+      const again = await vi.waitFor(() => client.listen({ resourcesListChanged: true }), { timeout: 10_000, interval: 100 });
+      expect(again.honoredFilter).toEqual({ resourcesListChanged: true });
+      await again.close();
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+/**
+ * A modern request sent from the given loopback address (all of 127.0.0.0/8 reaches the server),
+ * answered once its status and first bytes are in; `close()` drops the connection.
+ */
+function modernRequestFrom(localAddress: string, url: URL, method: string, params: Record<string, unknown>, id: number | string) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope() } });
+  return new Promise<{ status: number; firstChunk: string; close(): void }>((resolve, reject) => {
+    const request = httpRequest(url, {
+      method: 'POST',
+      localAddress,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN_VERSION,
+        'mcp-method': method,
+        ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
+      },
+    });
+    request.on('response', (response) => {
+      response.once('data', (chunk: Buffer) => resolve({ status: response.statusCode!, firstChunk: chunk.toString(), close: () => request.destroy() }));
+      response.once('error', () => {});
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+describe('dual-era /mcp: with authentication off, budgets are per client address', () => {
+  let server: TestServer;
+  /** Requests routed so far: a request is counted against its budget in the same turn as it is routed. */
+  let routed = 0;
+  beforeAll(async () => {
+    // Unbuilt index: tool calls wait for it, so they stay in flight until the test builds it.
+    server = await startTestServer({
+      files: SAMPLE_FILES,
+      buildIndex: false,
+      maxConcurrentPerAddress: 1,
+      listenStreams: { maxPerAddress: 1 },
+      onRequestEra: () => void routed++,
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('refuses an address past its request bound with 429, while another address is served', async () => {
+    const call = (from: string, id: number) => modernRequestFrom(from, server.mcpUrl, 'tools/call', { name: 'list_documents', arguments: {} }, id);
+    const waiting = call('127.0.0.1', 1);
+    await vi.waitFor(() => expect(routed).toBe(1));
+    const refused = await call('127.0.0.1', 2);
+    expect(refused.status).toBe(429);
+    expect(refused.firstChunk).toMatch(/this client address \(authentication is off\) already has 1 requests in progress \(the limit is 1\)/);
+    const other = call('127.0.0.2', 3);
+    await vi.waitFor(() => expect(routed).toBe(3)); // in flight beside the first, not refused
+    server.buildIndex();
+    expect((await waiting).status).toBe(200);
+    expect((await other).status).toBe(200);
+  });
+
+  it('refuses an address past its listen-stream bound with 429, while another address listens', async () => {
+    const listen = (from: string, id: string) => modernRequestFrom(from, server.mcpUrl, 'subscriptions/listen', { notifications: { resourcesListChanged: true } }, id);
+    const first = await listen('127.0.0.1', 'listen:a');
+    expect(first.status).toBe(200);
+    expect(first.firstChunk).toContain('notifications/subscriptions/acknowledged');
+    const refused = await listen('127.0.0.1', 'listen:b');
+    expect(refused.status).toBe(429);
+    expect(refused.firstChunk).toMatch(/this client address \(authentication is off\) already has 1 subscriptions\/listen streams open \(the limit is 1\)/);
+    const other = await listen('127.0.0.2', 'listen:c');
+    expect(other.status).toBe(200);
+    for (const answer of [first, refused, other]) answer.close();
   });
 });

@@ -38,6 +38,10 @@ describe('limits', () => {
         requestTimeoutMs: 30_000,
         maxConcurrentPerSession: 16,
         maxConcurrentPerPrincipal: 32,
+        maxConcurrentPerAddress: 128,
+        maxListenStreamsPerPrincipal: 32,
+        maxListenStreamsPerAddress: 256,
+        listenIdleTtlSeconds: 600,
         maxSessions: 1000,
         maxSessionsPerPrincipal: 32,
         sessionIdleTtlSeconds: 1800,
@@ -53,6 +57,12 @@ describe('limits', () => {
         writeTimeoutMs: 2000,
       });
       expect(loadConfig({ MAX_SESSIONS: '100' }).maxConnections).toBe(600);
+      expect(
+        loadConfig({ MAX_CONCURRENT_PER_ADDRESS: '7', MAX_LISTEN_STREAMS_PER_PRINCIPAL: '3', MAX_LISTEN_STREAMS_PER_ADDRESS: '9', LISTEN_IDLE_TTL: '60' }),
+      ).toMatchObject({ maxConcurrentPerAddress: 7, maxListenStreamsPerPrincipal: 3, maxListenStreamsPerAddress: 9, listenIdleTtlSeconds: 60 });
+      expect(() => loadConfig({ MAX_LISTEN_STREAMS_PER_ADDRESS: '0', LISTEN_IDLE_TTL: '0' })).toThrow(
+        /MAX_LISTEN_STREAMS_PER_ADDRESS="0": must be at least 1[\s\S]*LISTEN_IDLE_TTL="0": must be at least 1/,
+      );
       expect(() => loadConfig({ MAX_CONCURRENT_PER_PRINCIPAL: '0', MAX_CONNECTIONS: '0', WRITE_TIMEOUT_MS: '999' })).toThrow(
         /MAX_CONCURRENT_PER_PRINCIPAL="0": must be at least 1[\s\S]*MAX_CONNECTIONS="0": must be at least 1[\s\S]*WRITE_TIMEOUT_MS="999": must be at least 1000/,
       );
@@ -271,7 +281,7 @@ describe('limits', () => {
       expect((await post(server.mcpUrl, ping('after'), as(TOKEN_A, session))).status).toBe(200);
     });
 
-    it('leaves legacy sessions bounded per session only when authentication is off', async () => {
+    it('bounds legacy sessions by session and client address, not by the principal bound, when authentication is off', async () => {
       const server = await start({ buildIndex: false, maxConcurrentPerSession: 1, maxConcurrentPerPrincipal: 1 });
       const [s1, s2] = [await openSession(server.mcpUrl), await openSession(server.mcpUrl)];
       const waiting = post(server.mcpUrl, toolCall(1), onSession(s1));

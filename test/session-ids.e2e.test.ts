@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createAuthentication } from '../src/http/authentication.js';
 import type { SessionEvent } from '../src/http/sessions.js';
+import type { SharedRevocations } from '../src/http/session-revocations.js';
 import { createSessionTokens } from '../src/http/session-token.js';
 import { initializeBody, openSession, openSseStream, ping, postMessage, PROTOCOL_VERSION } from './support/raw-mcp.js';
 import { SAMPLE_FILES } from './support/sample-corpus.js';
@@ -180,6 +181,57 @@ describe('self-contained session ids', () => {
       expect(b.created).toEqual([]);
       expect((await ping(b.mcpUrl, sessionId)).status).toBe(404);
       expect(b.created).toEqual([]);
+    });
+
+    it('revokes the id before the session closes, so a request racing it on another process cannot re-create the session', async () => {
+      // One record of revocations shared by both processes, as PostgreSQL is for replicas. A revocation
+      // asked for after the session has already closed is held back until the racing request has been
+      // answered: that is the window in which a request finds the id neither live nor revoked.
+      const revoked = new Set<string>();
+      let closedOnA = false;
+      let sessionClosed!: () => void;
+      const closed = new Promise<void>((resolve) => (sessionClosed = resolve));
+      let racingAnswered!: () => void;
+      const answered = new Promise<void>((resolve) => (racingAnswered = resolve));
+      const sharedRevocations: SharedRevocations = {
+        async revoke(key) {
+          if (closedOnA) await answered;
+          revoked.add(key);
+        },
+        isRevoked: async (key) => revoked.has(key),
+      };
+      const a = await startTestServer({
+        files: SAMPLE_FILES,
+        sessionSecret: SECRET,
+        sharedRevocations,
+        onSessionEvent: (e: SessionEvent) => {
+          if (e.type !== 'deleted') return;
+          closedOnA = true;
+          sessionClosed();
+        },
+      });
+      servers.push(a);
+      const b = await start({ sessionSecret: SECRET, sharedRevocations });
+      const sessionId = await openSession(a.mcpUrl);
+
+      const deleting = post(a.mcpUrl, undefined, sessionId, undefined, 'DELETE');
+      await closed;
+      const racing = await ping(b.mcpUrl, sessionId);
+      racingAnswered();
+      expect(racing.status).toBe(404);
+      expect(b.created).toEqual([]);
+      expect((await deleting).status).toBe(200);
+      expect((await ping(a.mcpUrl, sessionId)).status).toBe(404);
+    });
+
+    it('ends the session even when the transport refuses the DELETE, since its id is already revoked', async () => {
+      const a = await start({ sessionSecret: SECRET });
+      const sessionId = await openSession(a.mcpUrl);
+      const refused = await fetch(a.mcpUrl, { method: 'DELETE', headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': '1999-01-01' } });
+      expect(refused.status).toBe(400);
+      expect(a.app.sessions.size).toBe(0);
+      expect((await ping(a.mcpUrl, sessionId)).status).toBe(404);
+      expect(a.created).toEqual([sessionId]);
     });
 
     it('by another principal is refused and leaves the session usable by its owner', async () => {

@@ -52,7 +52,7 @@ async function start(drainTimeoutMs: number, { quietMs = 0 }: { quietMs?: number
   });
   app.get('/hang', () => new Promise<Response>(() => {}));
   app.get('/readyz', (c) => c.text(shutdown.draining ? 'draining' : 'ready', shutdown.draining ? 503 : 200));
-  app.get('/stream', () => {
+  const openStream = () => {
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         streams.add(controller);
@@ -61,7 +61,9 @@ async function start(drainTimeoutMs: number, { quietMs = 0 }: { quietMs?: number
       },
     });
     return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
-  });
+  };
+  app.get('/stream', openStream);
+  app.post('/listen', openStream); // as a 2026-07-28 subscriptions/listen answer
   app.use('/mcp', refuseNewSessionsWhileDraining({ isDraining: () => shutdown.draining }));
   app.post('/mcp', (c) => c.json({ ok: true }));
   // As the MCP SDK answers with SSE: it names keep-alive itself.
@@ -126,6 +128,15 @@ describe('createShutdown', () => {
       await h.streamOpened;
       const body = res.text();
       expect(await h.shutdown.run('SIGINT')).toMatchObject({ drained: true, abandoned: 0 });
+      expect(await body).toBe(': open\n\n');
+    });
+
+    it('does not wait on an open subscriptions/listen stream either: closing the sessions ends it', async () => {
+      const h = await start(60_000);
+      const res = await fetch(`${h.base}/listen`, { method: 'POST', headers: { accept: 'text/event-stream', 'mcp-method': 'subscriptions/listen' }, body: '{}' });
+      await h.streamOpened;
+      const body = res.text();
+      expect(await h.shutdown.run('SIGTERM')).toMatchObject({ drained: true, abandoned: 0 });
       expect(await body).toBe(': open\n\n');
     });
 

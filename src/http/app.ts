@@ -33,6 +33,7 @@ import { SERVED_PROTOCOL_VERSIONS } from '../mcp/protocol-versions.js';
 import { SERVER_IDENTITY } from '../mcp/server-identity.js';
 import type { IndexStatus } from '../index-service/index-service.js';
 import { mcpHandler } from './routes/mcp.js';
+import type { ListenStreamLimits } from './routes/mcp.js';
 import { randomBytes } from 'node:crypto';
 import { createDurableSessions } from './durable-sessions.js';
 import type { SessionRefusal } from './durable-sessions.js';
@@ -74,6 +75,10 @@ export interface AppOptions {
    * ≥ 1; more get 429. See mcpHandler. Default MAX_CONCURRENT_PER_PRINCIPAL's.
    */
   maxConcurrentPerPrincipal?: number;
+  /** With authentication off, the same bound per client address, ≥ 1. Default MAX_CONCURRENT_PER_ADDRESS's. */
+  maxConcurrentPerAddress?: number;
+  /** Bounds on modern subscriptions/listen streams (see ListenStreamLimits). Defaults MAX_LISTEN_STREAMS_PER_PRINCIPAL's, MAX_LISTEN_STREAMS_PER_ADDRESS's and LISTEN_IDLE_TTL's. */
+  listenStreams?: Partial<ListenStreamLimits>;
   /** Longest a tool call waits for the index before it is answered with an error, in milliseconds. Default REQUEST_TIMEOUT_MS's (assemble passes that setting). */
   indexWaitMs?: number;
   /** Bounds on what one tool call may ask for (query length, top_k, max_chars, page size). Default DEFAULT_TOOL_LIMITS. */
@@ -134,6 +139,8 @@ export function createApp(options: AppOptions): CorpusApp {
     maxBodyBytes = SERVER_DEFAULTS.maxBodyBytes,
     maxConcurrentPerSession = SERVER_DEFAULTS.maxConcurrentPerSession,
     maxConcurrentPerPrincipal = SERVER_DEFAULTS.maxConcurrentPerPrincipal,
+    maxConcurrentPerAddress = SERVER_DEFAULTS.maxConcurrentPerAddress,
+    listenStreams,
     indexWaitMs = SERVER_DEFAULTS.requestTimeoutMs,
     toolLimits,
     serverInfo,
@@ -222,7 +229,13 @@ export function createApp(options: AppOptions): CorpusApp {
       onError: (c) => c.json(jsonRpcErrorBody(SERVER_ERROR, `Payload Too Large: the request body must not exceed ${maxBodyBytes} bytes`), 413),
     }),
   );
-  app.all('/mcp', mcpHandler({ durable, createServer, modern, logger, maxConcurrentPerSession, maxConcurrentPerPrincipal, onForeignSession, onRequestEra, onSessionLookup }));
+  const listen: ListenStreamLimits = {
+    maxPerPrincipal: SERVER_DEFAULTS.maxListenStreamsPerPrincipal,
+    maxPerAddress: SERVER_DEFAULTS.maxListenStreamsPerAddress,
+    idleMs: SERVER_DEFAULTS.listenIdleTtlSeconds * 1000,
+    ...listenStreams,
+  };
+  app.all('/mcp', mcpHandler({ durable, createServer, modern, logger, maxConcurrentPerSession, maxConcurrentPerPrincipal, maxConcurrentPerAddress, listen, onForeignSession, onRequestEra, onSessionLookup }));
 
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp` }, 404));
   app.onError((error, c) => {

@@ -151,6 +151,8 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     indexWaitMs: config.requestTimeoutMs,
     maxConcurrentPerSession: config.maxConcurrentPerSession,
     maxConcurrentPerPrincipal: config.maxConcurrentPerPrincipal,
+    maxConcurrentPerAddress: config.maxConcurrentPerAddress,
+    listenStreams: { maxPerPrincipal: config.maxListenStreamsPerPrincipal, maxPerAddress: config.maxListenStreamsPerAddress, idleMs: config.listenIdleTtlSeconds * 1000 },
     toolLimits: config.toolLimits,
     serverInfo: { name: 'corpus-mcp', version },
     logQueries: config.logQueries,

@@ -50,6 +50,8 @@ export interface DurableSessions {
    * Ends a session for good (DELETE): revokes its id here and, with a shared store, everywhere.
    */
   revoke(id: string, expiresAt: number): Promise<void>;
+  /** Closes a live session (it leaves the registry); a later session under the same id stays. */
+  end(session: Session): void;
   /** Whether this process holds a live session with this id (whoever owns it). */
   holds(id: string): boolean;
   /** Refreshes a held session's idle timer and recency; call only for its owner's requests. */
@@ -154,8 +156,9 @@ export function createDurableSessions({ sessions, createServer, tokens, revocati
           sessions.delete(id);
           return { refused: 'expired' };
         }
-        // Another replica may have ended it; only a shared store can say so.
-        if (revocations.shared && (await revocations.isRevoked(id))) {
+        // Ended by a DELETE here whose close has not happened yet (the id is revoked first), or by
+        // another replica, which only a shared store can say.
+        if (await revocations.isRevoked(id)) {
           sessions.delete(id);
           return { refused: 'revoked' };
         }
@@ -176,6 +179,7 @@ export function createDurableSessions({ sessions, createServer, tokens, revocati
     },
 
     claims: claimsOf,
+    end: (session) => sessions.remove(session),
     holds: (id) => sessions.peek(id) !== undefined,
     touch: (id) => void sessions.get(id),
 

@@ -5,7 +5,8 @@
 //   2. keep listening and serving while traffic still arrives: requests other than probes stop coming
 //      once the load balancer has seen /readyz fail (or the orchestrator has removed the instance).
 //      The listener closes when no such request has started for `quietMs` and none is in flight
-//      (standalone SSE streams, GET, are not waited for: they never end on their own), or at half the
+//      (standalone SSE streams, GET, and 2026-07-28 subscriptions/listen streams are not waited for:
+//      they never end on their own), or at half the
 //      drain time. Closing it while requests still arrive would reset the connections waiting in the
 //      kernel's accept queue, which a client cannot tell from a crash; a closed listener instead
 //      refuses connections, which a load balancer retries on another instance;
@@ -29,7 +30,8 @@ export interface ShutdownOptions {
   quietMs?: number;
   /**
    * Requests that stay open by design and are ended by closing sessions rather than awaited.
-   * Default: GET requests that accept text/event-stream (the MCP standalone SSE stream).
+   * Default: GET requests that accept text/event-stream (the MCP standalone SSE stream), and POSTs
+   * whose Mcp-Method header names `subscriptions/listen` (SDK v2 refuses a body that contradicts it).
    */
   isLongLived?: (req: IncomingMessage) => boolean;
   /** Requests that do not count as traffic for `quietMs`. Default: GET /healthz and /readyz. */
@@ -63,8 +65,9 @@ export interface Shutdown {
   run(reason: string): Promise<ShutdownReport>;
 }
 
-const isSseGet = (req: IncomingMessage) =>
-  req.method === 'GET' && (req.headers.accept ?? '').includes('text/event-stream');
+const isStream = (req: IncomingMessage) =>
+  (req.method === 'GET' && (req.headers.accept ?? '').includes('text/event-stream')) ||
+  (req.method === 'POST' && req.headers['mcp-method'] === 'subscriptions/listen');
 
 /**
  * Makes `res` end its connection: `Connection: close`, even when the handler names keep-alive (the MCP
@@ -87,7 +90,7 @@ const PROBE_PATHS = new Set(['/healthz', '/readyz']);
 const isHealthProbe = (req: IncomingMessage) => req.method === 'GET' && PROBE_PATHS.has((req.url ?? '').split('?')[0]!);
 
 export function createShutdown(options: ShutdownOptions): Shutdown {
-  const { logger, drainTimeoutMs, quietMs = 1000, isLongLived = isSseGet, isProbe = isHealthProbe } = options;
+  const { logger, drainTimeoutMs, quietMs = 1000, isLongLived = isStream, isProbe = isHealthProbe } = options;
   if (!Number.isFinite(drainTimeoutMs) || drainTimeoutMs <= 0) {
     throw new RangeError(`createShutdown: drainTimeoutMs must be a positive number of milliseconds, got ${drainTimeoutMs}`);
   }

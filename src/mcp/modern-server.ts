@@ -2,7 +2,7 @@
 // capabilities in `_meta`) on SDK v2 (@modelcontextprotocol/server). `createMcpHandler` calls the
 // factory once per request; the instance it gets is a low-level v2 `Server` with handlers shared by
 // every request, translating to and from the same service the legacy era uses.
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server, SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
 import type {
   CallToolRequest,
   CallToolResult,
@@ -56,6 +56,15 @@ export interface ModernServerOptions {
    * authentication is on) or 'public' (any client; fine for an open loopback server).
    */
   cacheScope?: 'public' | 'private';
+}
+
+/**
+ * The answer that ends a `subscriptions/listen` stream gracefully (a SubscriptionsListenResult, the
+ * same the SDK sends to every open stream on shutdown): the client knows the subscription is over,
+ * not broken, and may listen again.
+ */
+export function listenEndedMessage(listenId: string | number) {
+  return { jsonrpc: '2.0' as const, id: listenId, result: { resultType: 'complete' as const, _meta: { [SUBSCRIPTION_ID_META_KEY]: listenId } } };
 }
 
 /** Returns the `createMcpHandler` factory: a fresh, unconnected v2 `Server` per modern request. */

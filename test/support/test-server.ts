@@ -56,9 +56,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   let server: ServerType | undefined;
   let app: CorpusApp | undefined;
   const port = await new Promise<number>((resolve, reject) => {
-    // The public URL is only known once the port is; the app is created lazily on first request.
+    // The public URL is only known once the port is; the app is created lazily on first request. The
+    // Node bindings (the socket, hence the client address) are passed on as `serve` gives them.
     let created: CorpusApp | undefined;
-    const fetch = (request: Request) => created!.app.fetch(request);
+    const fetch = (request: Request, env: unknown) => created!.app.fetch(request, env);
     server = serve({ fetch, hostname: '127.0.0.1', port: 0, ...(serverOptions ? { serverOptions } : {}) }, (info: AddressInfo) => {
       created = createApp({ index: holder, publicUrl: publicUrl ?? `http://127.0.0.1:${info.port}`, ...appOptions });
       app = created;

@@ -8,7 +8,8 @@
 //     re-created from the id itself (durable-sessions.ts). Without sessions (MCP_SESSIONS=off) every
 //     legacy POST gets a fresh server and nothing outlives the request.
 //   modern (2026-07-28: the request carries its protocol version in `_meta`): SDK v2's strict handler,
-//     which builds a server per request; nothing outlives the request.
+//     which builds a server per request; nothing outlives the request but a `subscriptions/listen`
+//     stream, which is bounded on its own (listen-stream.ts) and never counts as a request in progress.
 import type { Context } from 'hono';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -22,6 +23,8 @@ import type { AppEnv } from '../app-env.js';
 import type { DurableSessions, SessionRefusal } from '../durable-sessions.js';
 import { INVALID_REQUEST, jsonRpcErrorBody, PARSE_ERROR, SERVER_ERROR, SESSION_NOT_FOUND } from '../json-rpc-error.js';
 import type { Session } from '../sessions.js';
+import { clientAddress } from '../client-address.js';
+import { endWhenIdle, listenRequestId } from '../listen-stream.js';
 
 export interface McpHandlerOptions {
   /** Opens, finds, re-creates and revokes legacy sessions; undefined serves without sessions (MCP_SESSIONS=off). */
@@ -41,11 +44,18 @@ export interface McpHandlerOptions {
    * JSON-RPC requests one authenticated principal may have in progress at once, over all its legacy
    * sessions (initialize included) and its modern requests together, ≥ 1; counted and answered like
    * the per-session bound. An open GET stream is not a request in progress: each session holds at
-   * most one, and sessions per principal are bounded by the registry. With authentication off,
-   * legacy sessions are bounded per session only, and every modern request counts against one shared
-   * anonymous principal.
+   * most one, and sessions per principal are bounded by the registry. Nor is a listen stream (see
+   * `listen`).
    */
   maxConcurrentPerPrincipal: number;
+  /**
+   * With authentication off, the same bound per client address (the socket's, see client-address.ts),
+   * over both eras, ≥ 1. Larger than the principal's: one address may be a whole team behind a NAT,
+   * or a hosted client such as Claude, which connects from a handful of addresses for all its users.
+   */
+  maxConcurrentPerAddress: number;
+  /** Bounds on modern `subscriptions/listen` streams, which hold a connection until the client goes away. */
+  listen: ListenStreamLimits;
   /** Called when a request names a session that belongs to another principal (metrics). Must not throw. */
   onForeignSession?: () => void;
   /** Called when a request's session id is refused for any reason, or re-created (metrics). Must not throw. */
@@ -54,8 +64,14 @@ export interface McpHandlerOptions {
   onRequestEra?: (era: McpEra) => void;
 }
 
-/** The principal key modern requests count against when authentication is off. */
-const ANONYMOUS = '';
+export interface ListenStreamLimits {
+  /** Listen streams one authenticated principal may hold open at once, ≥ 1; one more gets 429. */
+  maxPerPrincipal: number;
+  /** With authentication off, listen streams one client address may hold open at once, ≥ 1; one more gets 429. */
+  maxPerAddress: number;
+  /** A listen stream that has carried no event for this long is ended gracefully, in milliseconds, ≥ 1. */
+  idleMs: number;
+}
 
 /** Seconds a client is told to wait after a 429. */
 const RETRY_AFTER_SECONDS = 1;
@@ -169,17 +185,30 @@ export function mcpHandler({
   logger = silentLogger,
   maxConcurrentPerSession,
   maxConcurrentPerPrincipal,
+  maxConcurrentPerAddress,
+  listen,
   onForeignSession,
   onRequestEra,
   onSessionLookup,
 }: McpHandlerOptions) {
-  for (const [name, value] of [['maxConcurrentPerSession', maxConcurrentPerSession], ['maxConcurrentPerPrincipal', maxConcurrentPerPrincipal]] as const) {
+  for (const [name, value] of [
+    ['maxConcurrentPerSession', maxConcurrentPerSession],
+    ['maxConcurrentPerPrincipal', maxConcurrentPerPrincipal],
+    ['maxConcurrentPerAddress', maxConcurrentPerAddress],
+    ['listen.maxPerPrincipal', listen.maxPerPrincipal],
+    ['listen.maxPerAddress', listen.maxPerAddress],
+    ['listen.idleMs', listen.idleMs],
+  ] as const) {
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`mcpHandler: ${name} must be a whole number ≥ 1, got ${value}`);
   }
   /** Requests in progress per live session (a batch counts as its members); an ended session's entry goes with it. */
   const inFlight = new WeakMap<Session, number>();
-  /** Requests in progress per principal id, both eras; an entry is removed when it drops to 0. */
+  /** Requests in progress per principal id, both eras; an entry is removed when it drops to 0. The same per client address below. */
   const inFlightByPrincipal = new Map<string, number>();
+  const inFlightByAddress = new Map<string, number>();
+  /** Open listen streams per principal id, and per client address with authentication off. */
+  const listeningByPrincipal = new Map<string, number>();
+  const listeningByAddress = new Map<string, number>();
 
   /** One bound on requests in progress: how many run now, how many may, and how to name it in a refusal. */
   interface Budget {
@@ -194,21 +223,35 @@ export function mcpHandler({
     holder: 'this session',
     add: (delta) => inFlight.set(session, (inFlight.get(session) ?? 0) + delta),
   });
-  const principalBudget = (principal: string): Budget => ({
-    running: () => inFlightByPrincipal.get(principal) ?? 0,
-    limit: maxConcurrentPerPrincipal,
-    holder: principal === ANONYMOUS ? 'this server (authentication is off)' : 'this principal',
+  /** A budget counted in `counts` under `key`, whose entry is removed when it drops to 0. */
+  const keyedBudget = (counts: Map<string, number>, key: string, limit: number, holder: string): Budget => ({
+    running: () => counts.get(key) ?? 0,
+    limit,
+    holder,
     add: (delta) => {
-      const left = (inFlightByPrincipal.get(principal) ?? 0) + delta;
-      if (left > 0) inFlightByPrincipal.set(principal, left);
-      else inFlightByPrincipal.delete(principal);
+      const left = (counts.get(key) ?? 0) + delta;
+      if (left > 0) counts.set(key, left);
+      else counts.delete(key);
     },
   });
-  /** The authenticated principal's budget, if any: anonymous legacy requests are bounded per session. */
-  const legacyBudgets = (c: Context<AppEnv>): Budget[] => {
+  /**
+   * The budget a request counts against besides its session's: its principal's or, with
+   * authentication off, its client address's.
+   */
+  const requesterBudget = (c: Context<AppEnv>): Budget => {
     const principal = c.get('principal')?.id;
-    return principal === undefined ? [] : [principalBudget(principal)];
+    return principal === undefined
+      ? keyedBudget(inFlightByAddress, clientAddress(c), maxConcurrentPerAddress, 'this client address (authentication is off)')
+      : keyedBudget(inFlightByPrincipal, principal, maxConcurrentPerPrincipal, 'this principal');
   };
+  /** The open listen streams of the request's principal or, with authentication off, of its client address. */
+  const listenBudget = (c: Context<AppEnv>): Budget => {
+    const principal = c.get('principal')?.id;
+    return principal === undefined
+      ? keyedBudget(listeningByAddress, clientAddress(c), listen.maxPerAddress, 'this client address (authentication is off)')
+      : keyedBudget(listeningByPrincipal, principal, listen.maxPerPrincipal, 'this principal');
+  };
+  const legacyBudgets = (c: Context<AppEnv>): Budget[] => [requesterBudget(c)];
 
   /**
    * Admits a request of `weight` JSON-RPC messages against a budget, or answers why not: a batch
@@ -318,8 +361,13 @@ export function mcpHandler({
     const { session } = found;
     sessions.touch(sessionId); // the owner's request: refresh the idle timer and recency
     if (c.req.method === 'DELETE') {
+      // Revoke first, then close. Once the session has left the registry, a request for its id, here
+      // or on another replica, re-creates it from the id unless the revocation is already recorded.
+      if (session.expiresAt !== undefined) await sessions.revoke(sessionId, session.expiresAt);
       const response = await session.transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo') });
-      if (response.ok && session.expiresAt !== undefined) await sessions.revoke(sessionId, session.expiresAt);
+      // Refused (an unsupported MCP-Protocol-Version header): the id is revoked all the same, so the
+      // session ends with it rather than live on under an id that no longer re-creates it.
+      if (!response.ok) sessions.end(session);
       return response;
     }
     if (body === undefined) return session.transport.handleRequest(c.req.raw, { authInfo: c.get('authInfo') });
@@ -336,12 +384,44 @@ export function mcpHandler({
   }
 
   /**
-   * A modern request: no session to bound, so the in-flight bound is the principal's. The handler
-   * answers the revision's own refusals (-32020 header/body mismatch, -32022 unsupported version).
+   * A modern request: no session to bound, so the in-flight bound is the principal's (or the client
+   * address's). The handler answers the revision's own refusals (-32020 header/body mismatch, -32022
+   * unsupported version).
    */
   async function serveModern(c: Context<AppEnv>, body: ReadBody): Promise<Response> {
-    const budget = principalBudget(c.get('principal')?.id ?? ANONYMOUS);
-    return counted(c, weightOf(body), [budget], () => modern.fetch(c.req.raw, { authInfo: c.get('authInfo'), parsedBody: body.parsed }));
+    const listenId = listenRequestId(body.parsed);
+    if (listenId !== undefined) return serveListen(c, body, listenId);
+    return counted(c, weightOf(body), [requesterBudget(c)], () => modern.fetch(c.req.raw, { authInfo: c.get('authInfo'), parsedBody: body.parsed }));
+  }
+
+  /**
+   * A `subscriptions/listen` request: its answer is a stream that stays open while the client
+   * listens, so it is not a request in progress (it would hold a slot of the request budget for
+   * hours, and a few dozen idle listeners would refuse everyone's requests, server/discover included).
+   * It counts against a bound of open streams of its own until it ends, and ends when idle.
+   */
+  async function serveListen(c: Context<AppEnv>, body: ReadBody, listenId: string | number): Promise<Response> {
+    const budget = listenBudget(c);
+    const open = budget.running();
+    if (open >= budget.limit) {
+      return c.json(
+        jsonRpcErrorBody(
+          SERVER_ERROR,
+          `Too Many Requests: ${budget.holder} already has ${open} subscriptions/listen streams open (the limit is ${budget.limit}); close one before listening again (an idle stream is closed after ${Math.ceil(listen.idleMs / 1000)} s)`,
+        ),
+        429,
+      );
+    }
+    budget.add(1);
+    let response: Response;
+    try {
+      response = await modern.fetch(c.req.raw, { authInfo: c.get('authInfo'), parsedBody: body.parsed });
+    } catch (error) {
+      budget.add(-1);
+      throw error;
+    }
+    const idle = endWhenIdle(response, { idleMs: listen.idleMs, listenId, onIdle: () => logger.debug({ era: 'modern' }, 'idle subscriptions/listen stream ended') });
+    return onceFinished(idle, () => budget.add(-1));
   }
 
   function routed(c: Context<AppEnv>, era: McpEra): void {
