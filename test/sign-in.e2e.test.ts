@@ -222,7 +222,10 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
     upstream.user = { email: 'eve@outsider.example' };
     const client = await register(server, 'none');
     const { challenge } = pkcePair();
-    const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, challenge), REDIRECT);
+    // The person first sees which account was refused and whom to ask; returning tells the app.
+    const { html, redirect } = await new Browser().returnToApp(authorizeUrl(server, client.client_id, challenge), REDIRECT, 403);
+    expect(html).toContain('eve@outsider.example');
+    expect(html).toContain(`Ask the person who runs ${new URL(server.url).host}`);
     expect(redirect?.searchParams.get('error')).toBe('access_denied');
     expect(redirect?.searchParams.get('code')).toBeNull();
     expect(server.rawLog()).toContain('sign-in denied');
@@ -231,7 +234,8 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
   it('denies an allowed address whose email is not verified', async () => {
     upstream.user = { email: 'unverified@example.com', emailVerified: false };
     const client = await register(server, 'none');
-    const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+    const { html, redirect } = await new Browser().returnToApp(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT, 403);
+    expect(html).toContain('did not confirm an email address');
     expect(redirect?.searchParams.get('error')).toBe('access_denied');
   });
 
@@ -342,7 +346,8 @@ describe('team sign-in with GitHub', () => {
   it('denies a GitHub user outside the organisation with access_denied', async () => {
     github.user = { email: 'mallory@personal.example', orgs: ['another-org'] };
     const client = await register(server, 'none');
-    const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+    const { html, redirect } = await new Browser().returnToApp(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT, 403);
+    expect(html).toContain('mallory@personal.example');
     expect(redirect?.searchParams.get('error')).toBe('access_denied');
     expect(redirect?.searchParams.get('code')).toBeNull();
   });

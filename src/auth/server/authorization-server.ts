@@ -7,7 +7,9 @@ import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/store.js';
 import type { Allowlist } from './allowlist.js';
 import { checkClientMetadataLimits } from './client-metadata-limits.js';
-import { consentPage, errorPage } from './consent-page.js';
+import { consentPage, errorPage, PAGE_HEADERS } from './consent-page.js';
+import { deniedPage, providerErrorPage, upstreamFailedPage } from './error-pages.js';
+import type { ReturnToApp } from './error-pages.js';
 import { deriveKeys } from './keys.js';
 import { RESOURCE_SCOPE, UPSTREAM_CALLBACK_PATH } from './protocol.js';
 import type { DerivedKeys } from './keys.js';
@@ -67,6 +69,11 @@ export type InteractionOutcome =
 
 const page = (status: number, title: string, message: string): InteractionOutcome => ({ type: 'page', status, html: errorPage(title, message) });
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+/** Whether a form's CSRF token is the one kept for it, compared in constant time. */
+function sameToken(expected: string | undefined, given: string | undefined): boolean {
+  const a = Buffer.from(given ?? '');
+  return expected !== undefined && a.length === Buffer.byteLength(expected) && timingSafeEqual(a, Buffer.from(expected));
+}
 
 export interface AuthorizationServer {
   readonly issuer: string;
@@ -79,6 +86,8 @@ export interface AuthorizationServer {
   upstreamCallback(query: URLSearchParams): Promise<InteractionOutcome>;
   /** GET /interaction/:uid/upstream — finishes the upstream sign-in and applies the allowlist. */
   finishUpstream(req: IncomingMessage, res: ServerResponse, uid: string, query: URLSearchParams): Promise<InteractionOutcome>;
+  /** POST /interaction/:uid/return — a sign-in that cannot go on returns to the app with its OAuth error. */
+  returnToApp(req: IncomingMessage, res: ServerResponse, uid: string, form: { csrf?: string }): Promise<InteractionOutcome>;
   /** POST /interaction/:uid/confirm — the consent form. */
   confirm(req: IncomingMessage, res: ServerResponse, uid: string, form: { csrf?: string; decision?: string }): Promise<InteractionOutcome>;
   /** Ends a person's access: their grants, refresh tokens and sessions are deleted. Returns records removed. */
@@ -100,6 +109,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const origin = new URL(issuer).origin;
   if (origin !== issuer) throw new TypeError(`the issuer must be a bare origin, got ${JSON.stringify(issuer)}`);
   const callbackUrl = `${issuer}${UPSTREAM_CALLBACK_PATH}`;
+  const serverName = new URL(issuer).host;
 
   const configuration: Configuration = {
     adapter: createStoreAdapter(store, { unusedClientTtlSeconds: UNUSED_CLIENT_TTL_SECONDS, maxUnusedClients: MAX_UNUSED_CLIENTS, refreshGraceMs }),
@@ -179,6 +189,12 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         return Math.max(1, first + refreshTokenTtlSeconds - Math.floor(Date.now() / 1000));
       },
     },
+    // Errors oidc-provider cannot send back to the app (an unknown client, an unregistered redirect URI)
+    // get a page of this server that says what to do, instead of its bare "oops! something went wrong".
+    async renderError(ctx, out) {
+      ctx.set({ ...PAGE_HEADERS });
+      ctx.body = providerErrorPage(out, serverName);
+    },
     ...(fetchImpl ? { fetch: fetchImpl as Configuration['fetch'] } : {}),
   };
 
@@ -199,6 +215,21 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     } catch {
       return undefined;
     }
+  }
+  const clientName = async (clientId: string) => text((await provider.Client.find(clientId))?.clientName) ?? clientId;
+  /** Offers the person a way back to the app with `error`; the error is kept here, never taken from the form. */
+  async function offerReturn(uid: string, clientId: string, error: string, errorDescription: string): Promise<ReturnToApp> {
+    const csrfToken = randomBytes(32).toString('base64url');
+    await store.put('SignInReturn', uid, { token: csrfToken, error, error_description: errorDescription }, { expiresAt: Date.now() + UPSTREAM_LOGIN_TTL_MS });
+    return { clientName: await clientName(clientId), action: `/interaction/${uid}/return`, csrfToken };
+  }
+  async function upstreamFailed(uid: string, clientId: string, error: unknown): Promise<InteractionOutcome> {
+    const unreachable = !(error instanceof UpstreamLoginError) || error.code === 'upstream_unavailable';
+    const back = unreachable
+      ? await offerReturn(uid, clientId, 'temporarily_unavailable', 'the sign-in provider could not be reached; try again later')
+      : await offerReturn(uid, clientId, 'access_denied', 'the sign-in provider did not confirm the sign-in');
+    const detail = error instanceof UpstreamLoginError ? error.message : 'the sign-in provider could not be reached';
+    return { type: 'page', status: 502, html: upstreamFailedPage({ ...back, serverName, retryUrl: `/interaction/${uid}`, unreachable, detail }) };
   }
   const expired = () => page(400, 'This sign-in has expired', 'Go back to the app you were connecting and start the connection again.');
 
@@ -229,7 +260,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
           start = await upstream.start();
         } catch (error) {
           logger.error({ err: error }, 'upstream sign-in could not start');
-          return page(502, 'Sign-in is unavailable', error instanceof UpstreamLoginError ? error.message : 'The sign-in provider could not be reached; try again later.');
+          return upstreamFailed(uid, String(interaction.params.client_id), error);
         }
         await store.put('UpstreamLogin', start.state, { uid, ...start.saved }, { expiresAt: Date.now() + UPSTREAM_LOGIN_TTL_MS });
         return { type: 'redirect', location: start.url.href };
@@ -243,9 +274,11 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         await store.put('ConsentCsrf', uid, { token: csrfToken }, { expiresAt: (interaction.exp ?? 0) * 1000 || Date.now() + 3600_000 });
         const html = consentPage({
           clientName: text(client.clientName) ?? clientId,
+          refreshTokenTtlSeconds,
+          accessTokenTtlSeconds,
           redirectHost: URL.canParse(redirectUri) ? new URL(redirectUri).host : redirectUri,
           account: interaction.session?.accountId ?? 'unknown',
-          serverName: new URL(issuer).host,
+          serverName,
           action: `/interaction/${uid}/confirm`,
           csrfToken,
         });
@@ -280,17 +313,32 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         identity = await upstream.finish(new URL(`${callbackUrl}?${query.toString()}`), saved);
       } catch (error) {
         logger.warn({ err: error }, 'upstream sign-in failed');
-        return page(502, 'Sign-in failed', error instanceof UpstreamLoginError ? error.message : 'The identity provider did not confirm the sign-in.');
+        return upstreamFailed(uid, String(interaction.params.client_id), error);
       }
       const decision = allowlist(identity);
       if (!decision.allowed) {
         logger.warn({ provider: upstream.provider, emails: identity.verifiedEmails, reason: decision.reason }, 'sign-in denied');
         onEvent('denied');
-        return finish(req, res, { error: 'access_denied', error_description: 'this account is not allowed to use this server' }, false);
+        // The person learns which account was refused and whom to ask; the app gets access_denied when they return.
+        const back = await offerReturn(uid, String(interaction.params.client_id), 'access_denied', 'this account is not allowed to use this server');
+        return { type: 'page', status: 403, html: deniedPage({ ...back, serverName, account: identity.verifiedEmails[0] }) };
       }
       logger.info({ provider: upstream.provider, account: decision.accountId, because: decision.because }, 'signed in');
       onEvent('signin');
       return finish(req, res, { login: { accountId: decision.accountId } }, false);
+    },
+
+    async returnToApp(req, res, uid, form) {
+      const interaction = await details(req, res, uid);
+      if (interaction === undefined) return expired();
+      const saved = await store.get('SignInReturn', uid);
+      const token = text(saved?.payload.token);
+      const error = text(saved?.payload.error);
+      if (error === undefined || !sameToken(token, form.csrf)) {
+        return page(403, 'This form has expired', 'The form was not accepted (its security token is missing or wrong). Go back to the app you were connecting and start the connection again.');
+      }
+      await store.delete('SignInReturn', uid);
+      return finish(req, res, { error, error_description: text(saved?.payload.error_description) ?? '' }, false);
     },
 
     async confirm(req, res, uid, form) {
@@ -298,8 +346,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       if (interaction === undefined) return expired();
       const expected = await store.get('ConsentCsrf', uid);
       const token = text(expected?.payload.token);
-      const given = Buffer.from(form.csrf ?? '');
-      if (token === undefined || given.length !== Buffer.byteLength(token) || !timingSafeEqual(given, Buffer.from(token))) {
+      if (!sameToken(token, form.csrf)) {
         return page(403, 'This form has expired', 'The consent form was not accepted (its security token is missing or wrong). Go back and load the page again.');
       }
       await store.delete('ConsentCsrf', uid);
