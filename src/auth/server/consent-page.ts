@@ -33,7 +33,7 @@ const STYLE =
   'body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:4rem auto;padding:0 1rem;color:#222;overflow-wrap:anywhere}' +
   'h1{font-size:1.5rem;line-height:1.3}h2{font-size:1rem;margin:1.5rem 0 .25rem}' +
   'button,a.button{display:inline-block;font:inherit;padding:.5rem 1.25rem;margin:0 .5rem .5rem 0;border-radius:.375rem;border:1px solid #888;cursor:pointer;background:#f6f6f6;color:#222;text-decoration:none}' +
-  'button[value=allow],.primary{background:#1f6feb;color:#fff;border-color:#1f6feb}' +
+  'button[value=allow],a.primary{background:#1f6feb;color:#fff;border-color:#1f6feb}' +
   'code{background:#f3f3f3;padding:0 .25rem}.note{color:#555;font-size:.875rem}form{display:inline}';
 
 /** A whole page of this server: the title escaped, the body markup as built by `html`. */
