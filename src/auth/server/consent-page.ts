@@ -44,7 +44,8 @@ export const page = (title: string, ...body: Html[]): string =>
 export function humanDuration(seconds: number): string {
   const units: [string, number][] = [['day', 86_400], ['hour', 3600], ['minute', 60], ['second', 1]];
   const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
-  for (const [unit, size] of units) if (seconds % size === 0 && seconds >= size) return plural(seconds / size, unit);
+  // A whole number of days, hours or minutes as is ("90 minutes"); seconds only below two minutes.
+  for (const [unit, size] of units) if (seconds % size === 0 && seconds >= size && (size > 1 || seconds < 120)) return plural(seconds / size, unit);
   // Not a whole number of any larger unit: the largest unit that gives at least 2, rounded.
   const [unit, size] = units.find(([, size]) => seconds / size >= 2) ?? units[units.length - 1]!;
   return `about ${plural(Math.round(seconds / size), unit)}`;
