@@ -79,6 +79,12 @@ describe('providerErrorPage', () => {
     expect(providerErrorPage(out, 'docs.example.com')).toContain(`<h1>${title}</h1>`);
   });
 
+  it('does not repeat oidc-provider\'s "oops! something went wrong" for a server error', () => {
+    const text = textOf(providerErrorPage({ error: 'server_error', error_description: 'oops! something went wrong' }, 'docs.example.com'));
+    expect(text).not.toMatch(/oops/i);
+    expect(text).toContain('Go back to the app and connect again');
+  });
+
   it('escapes what oidc-provider reports', () => {
     const page = providerErrorPage({ error: EVIL, error_description: EVIL }, EVIL);
     expect(page).not.toContain('<script>');

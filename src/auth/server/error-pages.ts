@@ -73,7 +73,8 @@ export interface ProviderErrorOut {
  */
 export function providerErrorPage(out: ProviderErrorOut, serverName: string): string {
   const error = typeof out.error === 'string' ? out.error : 'server_error';
-  const description = typeof out.error_description === 'string' ? out.error_description : '';
+  // oidc-provider describes every server_error as "oops! something went wrong": no help to anyone.
+  const description = typeof out.error_description === 'string' && error !== 'server_error' ? out.error_description : '';
   const reconnect = html`<p>Remove the connector (or server) for ${serverName} in your app and add it again: the app registers afresh and the sign-in starts over.</p>`;
   let title: string;
   let body: Html[];
