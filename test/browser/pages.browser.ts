@@ -63,7 +63,16 @@ describe('the pages a person sees', () => {
   const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 
   /** Whether any element's content is wider than the page, i.e. text runs off the right edge. */
-  const overflows = (page: Page) => page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth');
+  const overflows = (page: Page) => page.evaluate<boolean>('document.documentElement.scrollWidth > document.documentElement.clientWidth');
+  /** Whether text runs off the right edge of a phone's screen (360 px wide, where sign-in often happens). */
+  async function overflowsOnAPhone(page: Page): Promise<boolean> {
+    await page.setViewportSize({ width: 360, height: 800 });
+    try {
+      return await overflows(page);
+    } finally {
+      await page.setViewportSize({ width: 1024, height: 800 });
+    }
+  }
 
   it('the landing page names the endpoint, all five tools, and how to sign in', async () => {
     const page = await newPage();
@@ -103,6 +112,7 @@ describe('the pages a person sees', () => {
     expect(text).toContain('localhost');
     expect(text).toContain('npm run auth -- revoke ada@example.com');
     expect(await overflows(page)).toBe(false);
+    expect(await overflowsOnAPhone(page)).toBe(false);
     const returned = await clickBackToClient(page, 'button[value="allow"]');
     expect(returned.get('code')).toBeTruthy();
     await page.context().close();
@@ -119,6 +129,7 @@ describe('the pages a person sees', () => {
     expect(text).toContain('mallory@elsewhere.example');
     expect(text).toContain(`Ask the person who runs ${new URL(server.url).host} to add you`);
     expect(await overflows(page)).toBe(false);
+    expect(await overflowsOnAPhone(page)).toBe(false);
     const returned = await clickBackToClient(page, 'text=Return to');
     expect(returned.get('error')).toBe('access_denied');
     expect(returned.get('code')).toBeNull();
@@ -134,6 +145,7 @@ describe('the pages a person sees', () => {
     expect(text).toMatch(/client/i);
     expect(text).toMatch(/reconnect|connect again|remove .* add/i);
     expect(await overflows(page)).toBe(false);
+    expect(await overflowsOnAPhone(page)).toBe(false);
     await page.context().close();
   });
 
@@ -157,6 +169,7 @@ describe('the pages a person sees', () => {
       expect(text).toMatch(/cannot be reached/);
       expect(text).toMatch(/usually temporary/);
       expect(await overflows(page)).toBe(false);
+      expect(await overflowsOnAPhone(page)).toBe(false);
       // "Try again" starts the sign-in with the identity provider afresh: still down, the same page.
       await page.click('text=Try again');
       await page.waitForLoadState('load');
