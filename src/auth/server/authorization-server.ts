@@ -69,6 +69,7 @@ export type InteractionOutcome =
 
 const page = (status: number, title: string, message: string): InteractionOutcome => ({ type: 'page', status, html: errorPage(title, message) });
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 /** Whether a form's CSRF token is the one kept for it, compared in constant time. */
 function sameToken(expected: string | undefined, given: string | undefined): boolean {
   const a = Buffer.from(given ?? '');
@@ -218,18 +219,20 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   }
   const clientName = async (clientId: string) => text((await provider.Client.find(clientId))?.clientName) ?? clientId;
   /** Offers the person a way back to the app with `error`; the error is kept here, never taken from the form. */
-  async function offerReturn(uid: string, clientId: string, error: string, errorDescription: string): Promise<ReturnToApp> {
+  async function offerReturn(interaction: Interaction, error: string, errorDescription: string): Promise<ReturnToApp> {
+    const { uid } = interaction;
     const csrfToken = randomBytes(32).toString('base64url');
-    await store.put('SignInReturn', uid, { token: csrfToken, error, error_description: errorDescription }, { expiresAt: Date.now() + UPSTREAM_LOGIN_TTL_MS });
-    return { clientName: await clientName(clientId), action: `/interaction/${uid}/return`, csrfToken };
+    // Kept as long as the interaction, like the consent form's token.
+    await store.put('SignInReturn', uid, { token: csrfToken, error, error_description: errorDescription }, { expiresAt: (interaction.exp ?? 0) * 1000 || Date.now() + 3600_000 });
+    return { clientName: await clientName(String(interaction.params.client_id)), action: `/interaction/${uid}/return`, csrfToken };
   }
-  async function upstreamFailed(uid: string, clientId: string, error: unknown): Promise<InteractionOutcome> {
+  async function upstreamFailed(interaction: Interaction, error: unknown): Promise<InteractionOutcome> {
     const unreachable = !(error instanceof UpstreamLoginError) || error.code === 'upstream_unavailable';
     const back = unreachable
-      ? await offerReturn(uid, clientId, 'temporarily_unavailable', 'the sign-in provider could not be reached; try again later')
-      : await offerReturn(uid, clientId, 'access_denied', 'the sign-in provider did not confirm the sign-in');
+      ? await offerReturn(interaction, 'temporarily_unavailable', 'the sign-in provider could not be reached; try again later')
+      : await offerReturn(interaction, 'access_denied', 'the sign-in provider did not confirm the sign-in');
     const detail = error instanceof UpstreamLoginError ? error.message : 'the sign-in provider could not be reached';
-    return { type: 'page', status: 502, html: upstreamFailedPage({ ...back, serverName, retryUrl: `/interaction/${uid}`, unreachable, detail }) };
+    return { type: 'page', status: 502, html: upstreamFailedPage({ ...back, serverName, retryUrl: `/interaction/${interaction.uid}`, unreachable, detail }) };
   }
   const expired = () => page(400, 'This sign-in has expired', 'Go back to the app you were connecting and start the connection again.');
 
@@ -260,7 +263,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
           start = await upstream.start();
         } catch (error) {
           logger.error({ err: error }, 'upstream sign-in could not start');
-          return upstreamFailed(uid, String(interaction.params.client_id), error);
+          return upstreamFailed(interaction, error);
         }
         await store.put('UpstreamLogin', start.state, { uid, ...start.saved }, { expiresAt: Date.now() + UPSTREAM_LOGIN_TTL_MS });
         return { type: 'redirect', location: start.url.href };
@@ -313,14 +316,14 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         identity = await upstream.finish(new URL(`${callbackUrl}?${query.toString()}`), saved);
       } catch (error) {
         logger.warn({ err: error }, 'upstream sign-in failed');
-        return upstreamFailed(uid, String(interaction.params.client_id), error);
+        return upstreamFailed(interaction, error);
       }
       const decision = allowlist(identity);
       if (!decision.allowed) {
         logger.warn({ provider: upstream.provider, emails: identity.verifiedEmails, reason: decision.reason }, 'sign-in denied');
         onEvent('denied');
         // The person learns which account was refused and whom to ask; the app gets access_denied when they return.
-        const back = await offerReturn(uid, String(interaction.params.client_id), 'access_denied', 'this account is not allowed to use this server');
+        const back = await offerReturn(interaction, 'access_denied', 'this account is not allowed to use this server');
         return { type: 'page', status: 403, html: deniedPage({ ...back, serverName, account: identity.verifiedEmails[0] }) };
       }
       logger.info({ provider: upstream.provider, account: decision.accountId, because: decision.because }, 'signed in');
