@@ -250,16 +250,41 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
     upstream.user = { email: 'eve@outsider.example' };
     const client = await register(server, 'none');
     const { challenge } = pkcePair();
-    const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, challenge), REDIRECT);
+    // The person first sees which account was refused and whom to ask; returning tells the app.
+    const { html, redirect } = await new Browser().returnToApp(authorizeUrl(server, client.client_id, challenge), REDIRECT, 403);
+    expect(html).toContain('eve@outsider.example');
+    expect(html).toContain(`Ask the person who runs ${new URL(server.url).host}`);
     expect(redirect?.searchParams.get('error')).toBe('access_denied');
     expect(redirect?.searchParams.get('code')).toBeNull();
     expect(server.rawLog()).toContain('sign-in denied');
   });
 
+  it('shows an unknown client a page of this server that says to add the connector again', async () => {
+    const response = await fetch(authorizeUrl(server, 'no-such-client', pkcePair().challenge), { redirect: 'manual' });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const html = await response.text();
+    expect(html).toContain(`<h1>This app is not registered with ${new URL(server.url).host}</h1>`);
+    expect(html).toContain('add it again');
+    expect(html).not.toMatch(/oops! something went wrong/i);
+  });
+
+  it('refuses a "Return to the app" POST without its CSRF token', async () => {
+    upstream.user = { email: 'eve@outsider.example' };
+    const client = await register(server, 'none');
+    const browser = new Browser();
+    const { page } = await browser.follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+    const back = consentForm(await page!.text())!;
+    const forged = await browser.request(new URL(back.action, server.url).href, form({ csrf: 'forged' }));
+    expect(forged.status).toBe(403);
+    expect(forged.headers.get('location')).toBeNull();
+  });
+
   it('denies an allowed address whose email is not verified', async () => {
     upstream.user = { email: 'unverified@example.com', emailVerified: false };
     const client = await register(server, 'none');
-    const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+    const { html, redirect } = await new Browser().returnToApp(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT, 403);
+    expect(html).toContain('did not confirm an email address');
     expect(redirect?.searchParams.get('error')).toBe('access_denied');
   });
 
@@ -468,6 +493,54 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
   }, 120_000); // three runs of the operator's tool, each a Node process compiling TypeScript
 });
 
+describe('team sign-in when the identity provider cannot be reached', () => {
+  /** A sign-in server whose OpenID upstream is running; closing it is up to the test. */
+  async function withUpstream(use: (server: SignInServer, upstream: Upstream) => Promise<void>) {
+    const port = await freePort();
+    const dataDir = await mkdtemp(join(tmpdir(), 'corpus-signin-down-'));
+    const upstream = await startOidcUpstream(`http://127.0.0.1:${port}/oauth/callback`, UPSTREAM_CLIENT);
+    upstream.user = ADA;
+    const server = await startSignInServer({
+      LOGIN_PROVIDER: 'oidc', LOGIN_OIDC_ISSUER: upstream.url, LOGIN_CLIENT_ID: UPSTREAM_CLIENT.id, LOGIN_CLIENT_SECRET: UPSTREAM_CLIENT.secret,
+      ALLOWED_EMAIL_DOMAINS: 'example.com', AUTH_SECRET: SECRET,
+    }, { port, dataDir });
+    try {
+      await use(server, upstream);
+    } finally {
+      await server.close();
+      await upstream.close().catch(() => {});
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }
+
+  it('offers a retry, and returning tells the app temporarily_unavailable with its state (RFC 6749 §4.1.2.1)', async () => {
+    await withUpstream(async (server, upstream) => {
+      await upstream.close();
+      const client = await register(server, 'none');
+      const { html, redirect } = await new Browser().returnToApp(authorizeUrl(server, client.client_id, pkcePair().challenge, { state: 'st-1' }), REDIRECT, 502);
+      expect(html).toContain('Your sign-in provider cannot be reached');
+      expect(html).toMatch(/<a class="button primary" href="\/interaction\/[^"]+">Try again<\/a>/);
+      expect(redirect?.searchParams.get('error')).toBe('temporarily_unavailable');
+      expect(redirect?.searchParams.get('state')).toBe('st-1');
+      expect(redirect?.searchParams.get('iss')).toBe(server.url);
+      expect(redirect?.searchParams.get('code')).toBeNull();
+    });
+  });
+
+  it('says the provider cannot be reached when it goes away between the sign-in and the token exchange', async () => {
+    await withUpstream(async (server, upstream) => {
+      const client = await register(server, 'none');
+      const browser = new Browser();
+      const { redirect: callback } = await browser.follow(authorizeUrl(server, client.client_id, pkcePair().challenge), `${server.url}/oauth/callback`);
+      expect(callback).toBeDefined();
+      await upstream.close();
+      const { html, redirect } = await browser.returnToApp(callback!.href, REDIRECT, 502);
+      expect(html).toContain('Your sign-in provider cannot be reached');
+      expect(redirect?.searchParams.get('error')).toBe('temporarily_unavailable');
+    });
+  });
+});
+
 /** The listed organisation, as GitHub names it (ALLOWED_GITHUB_ORGS=our-team). */
 const OUR_TEAM = { id: 7001, login: 'Our-Team' };
 /** `count` organisations that are not listed, as a member of many would see them. */
@@ -507,7 +580,8 @@ describe('team sign-in with GitHub', () => {
   it('denies a GitHub user outside the organisation with access_denied', async () => {
     github.user = { email: 'mallory@personal.example', orgs: [{ id: 5, login: 'another-org' }] };
     const client = await register(server, 'none');
-    const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+    const { html, redirect } = await new Browser().returnToApp(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT, 403);
+    expect(html).toContain('mallory@personal.example');
     expect(redirect?.searchParams.get('error')).toBe('access_denied');
     expect(redirect?.searchParams.get('code')).toBeNull();
   });

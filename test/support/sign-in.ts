@@ -257,6 +257,21 @@ export class Browser {
     throw new Error(`too many redirects from ${url}`);
   }
 
+  /**
+   * Follows `url` to a page that stops the sign-in (status `status`), and posts its form, as a person
+   * choosing "Return to the app" does; returns the page's HTML and where the app was sent back to.
+   */
+  async returnToApp(url: string, stopAt: string, status: number): Promise<{ html: string; redirect?: URL }> {
+    const first = await this.follow(url, stopAt);
+    if (first.redirect) throw new Error(`expected a page, went back to the app: ${first.redirect.href}`);
+    const html = await first.page!.text();
+    if (first.page!.status !== status) throw new Error(`expected HTTP ${status}, got ${first.page!.status}: ${html.slice(0, 300)}`);
+    const back = consentForm(html);
+    if (back === undefined) throw new Error(`no form to return to the app: ${html.slice(0, 300)}`);
+    const after = await this.follow(new URL(back.action, url).href, stopAt, form({ csrf: back.csrf }));
+    return { html, redirect: after.redirect };
+  }
+
   /** Signs in through `url` and answers the consent page with `decision`; returns the redirect to the client. */
   async authorize(url: string, stopAt: string, { decision = 'allow', csrf = true }: { decision?: 'allow' | 'deny'; csrf?: boolean } = {}): Promise<URL> {
     const first = await this.follow(url, stopAt);
@@ -274,6 +289,7 @@ export class Browser {
   }
 }
 
+/** The page's first POST form with a CSRF token: the consent form, or a "Return to the app" form. */
 export function consentForm(html: string): { action: string; csrf: string } | undefined {
   const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
   const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];

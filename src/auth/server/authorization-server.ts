@@ -7,7 +7,9 @@ import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/store.js';
 import type { Accounts } from './accounts.js';
 import { checkClientMetadataLimits } from './client-metadata-limits.js';
-import { consentPage, errorPage } from './consent-page.js';
+import { consentPage, errorPage, PAGE_HEADERS } from './consent-page.js';
+import { deniedPage, providerErrorPage, upstreamFailedPage } from './error-pages.js';
+import type { ReturnToApp } from './error-pages.js';
 import { deriveKeys } from './keys.js';
 import { RESOURCE_SCOPE, UPSTREAM_CALLBACK_PATH } from './protocol.js';
 import type { DerivedKeys } from './keys.js';
@@ -80,6 +82,12 @@ const isAcceptedRedirectUri = (uri: string) => {
   const url = URL.parse(uri);
   return url !== null && (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)));
 };
+type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
+/** Whether a form's CSRF token is the one kept for it, compared in constant time. */
+function sameToken(expected: string | undefined, given: string | undefined): boolean {
+  const a = Buffer.from(given ?? '');
+  return expected !== undefined && a.length === Buffer.byteLength(expected) && timingSafeEqual(a, Buffer.from(expected));
+}
 
 export interface AuthorizationServer {
   readonly issuer: string;
@@ -92,6 +100,8 @@ export interface AuthorizationServer {
   upstreamCallback(query: URLSearchParams): Promise<InteractionOutcome>;
   /** GET /interaction/:uid/upstream — finishes the upstream sign-in and applies the allowlist. */
   finishUpstream(req: IncomingMessage, res: ServerResponse, uid: string, query: URLSearchParams): Promise<InteractionOutcome>;
+  /** POST /interaction/:uid/return — a sign-in that cannot go on returns to the app with its OAuth error. */
+  returnToApp(req: IncomingMessage, res: ServerResponse, uid: string, form: { csrf?: string }): Promise<InteractionOutcome>;
   /**
    * POST /interaction/:uid/confirm — the consent form. `readForm` is called only once the interaction
    * and its CSRF record are known to exist, so a stranger's POST is answered without its body being read.
@@ -138,6 +148,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const origin = new URL(issuer).origin;
   if (origin !== issuer) throw new TypeError(`the issuer must be a bare origin, got ${JSON.stringify(issuer)}`);
   const callbackUrl = `${issuer}${UPSTREAM_CALLBACK_PATH}`;
+  const serverName = new URL(issuer).host;
 
   const configuration: Configuration = {
     adapter: createStoreAdapter(store, { unusedClientTtlSeconds: UNUSED_CLIENT_TTL_SECONDS, maxUnusedClients: MAX_UNUSED_CLIENTS, refreshGraceMs }),
@@ -243,6 +254,12 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         return Math.max(1, first + refreshTokenTtlSeconds - Math.floor(Date.now() / 1000));
       },
     },
+    // Errors oidc-provider cannot send back to the app (an unknown client, an unregistered redirect URI)
+    // get a page of this server that says what to do, instead of its bare "oops! something went wrong".
+    async renderError(ctx, out) {
+      ctx.set({ ...PAGE_HEADERS });
+      ctx.body = providerErrorPage(out, serverName);
+    },
     ...(fetchImpl ? { fetch: fetchImpl as Configuration['fetch'] } : {}),
   };
 
@@ -265,6 +282,23 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     } catch {
       return undefined;
     }
+  }
+  const clientName = async (clientId: string) => text((await provider.Client.find(clientId))?.clientName) ?? clientId;
+  /** Offers the person a way back to the app with `error`; the error is kept here, never taken from the form. */
+  async function offerReturn(interaction: Interaction, error: string, errorDescription: string): Promise<ReturnToApp> {
+    const { uid } = interaction;
+    const csrfToken = randomBytes(32).toString('base64url');
+    // Kept as long as the interaction, like the consent form's token.
+    await store.put('SignInReturn', uid, { token: csrfToken, error, error_description: errorDescription }, { expiresAt: (interaction.exp ?? 0) * 1000 || Date.now() + 3600_000 });
+    return { clientName: await clientName(String(interaction.params.client_id)), action: `/interaction/${uid}/return`, csrfToken };
+  }
+  async function upstreamFailed(interaction: Interaction, error: unknown): Promise<InteractionOutcome> {
+    const unreachable = !(error instanceof UpstreamLoginError) || error.code === 'upstream_unavailable';
+    const back = unreachable
+      ? await offerReturn(interaction, 'temporarily_unavailable', 'the sign-in provider could not be reached; try again later')
+      : await offerReturn(interaction, 'access_denied', 'the sign-in provider did not confirm the sign-in');
+    const detail = error instanceof UpstreamLoginError ? error.message : 'the sign-in provider could not be reached';
+    return { type: 'page', status: 502, html: upstreamFailedPage({ ...back, serverName, retryUrl: `/interaction/${interaction.uid}`, unreachable, detail }) };
   }
   const expired = () => page(400, 'This sign-in has expired', 'Go back to the app you were connecting and start the connection again.');
 
@@ -295,7 +329,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
           start = await upstream.start();
         } catch (error) {
           logger.error({ err: error }, 'upstream sign-in could not start');
-          return page(502, 'Sign-in is unavailable', error instanceof UpstreamLoginError ? error.message : 'The sign-in provider could not be reached; try again later.');
+          return upstreamFailed(interaction, error);
         }
         await store.put('UpstreamLogin', start.state, { uid, ...start.saved }, { expiresAt: Date.now() + UPSTREAM_LOGIN_TTL_MS });
         return { type: 'redirect', location: start.url.href };
@@ -309,9 +343,11 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         await store.put('ConsentCsrf', uid, { token: csrfToken }, { expiresAt: (interaction.exp ?? 0) * 1000 || Date.now() + 3600_000 });
         const html = consentPage({
           clientName: text(client.clientName) ?? clientId,
+          refreshTokenTtlSeconds,
+          accessTokenTtlSeconds,
           redirectOrigin: URL.canParse(redirectUri) ? new URL(redirectUri).origin : redirectUri,
           account: interaction.session?.accountId ?? 'unknown',
-          serverName: new URL(issuer).host,
+          serverName,
           action: `/interaction/${uid}/confirm`,
           csrfToken,
         });
@@ -346,17 +382,32 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         signedIn = await upstream.finish(new URL(`${callbackUrl}?${query.toString()}`), saved);
       } catch (error) {
         logger.warn({ err: error }, 'upstream sign-in failed');
-        return page(502, 'Sign-in failed', error instanceof UpstreamLoginError ? error.message : 'The identity provider did not confirm the sign-in.');
+        return upstreamFailed(interaction, error);
       }
       const decision = await accounts.admit(signedIn);
       if (!decision.allowed) {
         logger.warn({ provider: upstream.provider, emails: signedIn.identity.verifiedEmails, reason: decision.reason }, 'sign-in denied');
         onEvent('denied');
-        return finish(req, res, { error: 'access_denied', error_description: 'this account is not allowed to use this server' }, false);
+        // The person learns which account was refused and whom to ask; the app gets access_denied when they return.
+        const back = await offerReturn(interaction, 'access_denied', 'this account is not allowed to use this server');
+        return { type: 'page', status: 403, html: deniedPage({ ...back, serverName, account: signedIn.identity.verifiedEmails[0] }) };
       }
       logger.info({ provider: upstream.provider, account: decision.accountId, because: decision.because }, 'signed in');
       onEvent('signin');
       return finish(req, res, { login: { accountId: decision.accountId } }, false);
+    },
+
+    async returnToApp(req, res, uid, form) {
+      const interaction = await details(req, res, uid);
+      if (interaction === undefined) return expired();
+      const saved = await store.get('SignInReturn', uid);
+      const token = text(saved?.payload.token);
+      const error = text(saved?.payload.error);
+      if (error === undefined || !sameToken(token, form.csrf)) {
+        return page(403, 'This form has expired', 'The form was not accepted (its security token is missing or wrong). Go back to the app you were connecting and start the connection again.');
+      }
+      await store.delete('SignInReturn', uid);
+      return finish(req, res, { error, error_description: text(saved?.payload.error_description) ?? '' }, false);
     },
 
     async confirm(req, res, uid, readForm) {
@@ -367,8 +418,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       const refused = () => page(403, 'This form has expired', 'The consent form was not accepted (its security token is missing or wrong). Go back and load the page again.');
       if (token === undefined) return refused();
       const form = await readForm();
-      const given = Buffer.from(form.csrf ?? '');
-      if (given.length !== Buffer.byteLength(token) || !timingSafeEqual(given, Buffer.from(token))) return refused();
+      if (!sameToken(token, form.csrf)) return refused();
       await store.delete('ConsentCsrf', uid);
       if (interaction.prompt.name !== 'consent') return expired();
       if (form.decision !== 'allow') {

@@ -14,6 +14,10 @@ export interface OidcUpstreamOptions {
   allowHttp?: boolean;
 }
 
+/** Whether openid-client's error says the provider answered (as opposed to not being reached). */
+const answered = (error: unknown) =>
+  error instanceof client.ClientError || error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError || error instanceof client.WWWAuthenticateChallengeError;
+
 /**
  * Any OpenID Connect provider (Google, Entra ID, Okta, Keycloak, Auth0…) through openid-client:
  * authorization code with PKCE, state and nonce; the ID token is verified and only `email` with
@@ -70,6 +74,9 @@ export function createOidcUpstream({ issuer, clientId, clientSecret, redirectUri
           claims = { ...idToken, ...(await client.fetchUserInfo(config, tokens.access_token, idToken.sub)) };
         }
       } catch (error) {
+        // An answer from the provider (an error response, a token that fails its checks) is a refusal;
+        // anything else (fetch's TypeError, a timeout) means the provider could not be reached.
+        if (!answered(error)) throw new UpstreamLoginError('upstream_unavailable', `could not reach the sign-in provider ${issuer}: ${(error as Error).message}`, { cause: error });
         throw new UpstreamLoginError('upstream_refused', `the sign-in provider did not confirm the sign-in: ${(error as Error).message}`, { cause: error });
       }
       const email = typeof claims?.email === 'string' ? claims.email.toLowerCase() : undefined;

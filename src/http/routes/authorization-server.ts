@@ -90,6 +90,11 @@ export function authorizationServerRoutes(server: AuthorizationServer): Hono<Env
     const { incoming, outgoing } = node(c);
     return respond(c, await server.finishUpstream(incoming, outgoing, c.req.param('uid'), new URL(c.req.url).searchParams));
   });
+  app.post('/interaction/:uid/return', async (c) => {
+    const { incoming, outgoing } = node(c);
+    const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    return respond(c, await server.returnToApp(incoming, outgoing, c.req.param('uid'), { csrf: typeof body.csrf === 'string' ? body.csrf : undefined }));
+  });
   app.post('/interaction/:uid/confirm', async (c) => {
     const { incoming, outgoing } = node(c);
     const readForm = async () => {
