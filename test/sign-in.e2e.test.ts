@@ -442,8 +442,9 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
       await restartWith({ ALLOWED_EMAILS: BOB.email });
       const client = await register(server, 'none');
       const visitedBefore = browser.visited.length;
-      const { redirect } = await browser.follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+      const { html, redirect } = await browser.returnToApp(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT, 403);
       expect(browser.visited.slice(visitedBefore).some((url) => url.startsWith(upstream.url))).toBe(true);
+      expect(html).toContain(ADA.email);
       expect(redirect?.searchParams.get('error')).toBe('access_denied');
       expect(redirect?.searchParams.get('code')).toBeNull();
     });
@@ -471,7 +472,8 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
     ])('denies an address of an allowed domain %s', async (_label, user) => {
       upstream.user = user;
       const client = await register(server, 'none');
-      const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+      const { html, redirect } = await new Browser().returnToApp(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT, 403);
+      expect(html).toContain(user.email);
       expect(redirect?.searchParams.get('error')).toBe('access_denied');
       expect(redirect?.searchParams.get('code')).toBeNull();
       expect(server.rawLog()).toContain('not managed by it');
@@ -599,7 +601,7 @@ describe('team sign-in with GitHub', () => {
     expect((await server.store.get('GithubOrgPin', 'our-team'))?.payload).toEqual({ id: OUR_TEAM.id });
     github.user = { email: 'mallory@personal.example', orgs: [{ id: 666, login: 'our-team' }] };
     const client = await register(server, 'none');
-    const { redirect } = await new Browser().follow(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT);
+    const { redirect } = await new Browser().returnToApp(authorizeUrl(server, client.client_id, pkcePair().challenge), REDIRECT, 403);
     expect(redirect?.searchParams.get('error')).toBe('access_denied');
     expect(redirect?.searchParams.get('code')).toBeNull();
   });
