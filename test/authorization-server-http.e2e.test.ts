@@ -64,7 +64,7 @@ function post(url: string, options: { totalBytes: number; framing: 'content-leng
 /** Every route outside /mcp that a POST can reach: oidc-provider's own, the consent form, and the rest. */
 const POST_PATHS = [
   '/authorize', '/authorize/some-uid', '/token', '/register', '/register/some-client', '/revoke', '/jwks',
-  '/.well-known/openid-configuration', '/.well-known/oauth-authorization-server', '/interaction/some-uid/confirm',
+  '/.well-known/openid-configuration', '/.well-known/oauth-authorization-server', '/interaction/some-uid/confirm', '/interaction/some-uid/return',
   '/oauth/callback', '/interaction/some-uid/upstream', '/.well-known/oauth-protected-resource/mcp', '/', '/metrics', '/healthz',
   '/readyz', '/no-such-route',
 ];
@@ -231,9 +231,9 @@ describe('the authorization server over HTTP', () => {
       expect(JSON.parse(answer.body)).toMatchObject({ client_name: 'Chunked', redirect_uris: [CLIENT_REDIRECT_URI] });
     });
 
-    it('answers a consent POST for an interaction it does not know without waiting for the form', async () => {
+    it.each(['confirm', 'return'])('answers a %s POST for an interaction it does not know without waiting for the form', async (form) => {
       // The body is announced but never finished: an answer proves the form was not read first.
-      const answer = await post(`${server.url}/interaction/unknown-uid/confirm`, { totalBytes: 1000, framing: 'content-length', stall: true, piece: Buffer.from('csrf=x&') });
+      const answer = await post(`${server.url}/interaction/unknown-uid/${form}`, { totalBytes: 1000, framing: 'content-length', stall: true, piece: Buffer.from('csrf=x&') });
       expect(answer.status).toBe(400);
       expect(answer.body).toContain('This sign-in has expired');
     });

@@ -101,7 +101,7 @@ export interface AuthorizationServer {
   /** GET /interaction/:uid/upstream — finishes the upstream sign-in and applies the allowlist. */
   finishUpstream(req: IncomingMessage, res: ServerResponse, uid: string, query: URLSearchParams): Promise<InteractionOutcome>;
   /** POST /interaction/:uid/return — a sign-in that cannot go on returns to the app with its OAuth error. */
-  returnToApp(req: IncomingMessage, res: ServerResponse, uid: string, form: { csrf?: string }): Promise<InteractionOutcome>;
+  returnToApp(req: IncomingMessage, res: ServerResponse, uid: string, readForm: () => Promise<{ csrf?: string }>): Promise<InteractionOutcome>;
   /**
    * POST /interaction/:uid/confirm — the consent form. `readForm` is called only once the interaction
    * and its CSRF record are known to exist, so a stranger's POST is answered without its body being read.
@@ -397,15 +397,17 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       return finish(req, res, { login: { accountId: decision.accountId } }, false);
     },
 
-    async returnToApp(req, res, uid, form) {
+    async returnToApp(req, res, uid, readForm) {
       const interaction = await details(req, res, uid);
       if (interaction === undefined) return expired();
       const saved = await store.get('SignInReturn', uid);
       const token = text(saved?.payload.token);
       const error = text(saved?.payload.error);
-      if (error === undefined || !sameToken(token, form.csrf)) {
-        return page(403, 'This form has expired', 'The form was not accepted (its security token is missing or wrong). Go back to the app you were connecting and start the connection again.');
-      }
+      const refused = () => page(403, 'This form has expired', 'The form was not accepted (its security token is missing or wrong). Go back to the app you were connecting and start the connection again.');
+      // As for the consent form: the body is read only once there is a record it could match.
+      if (error === undefined || token === undefined) return refused();
+      const form = await readForm();
+      if (!sameToken(token, form.csrf)) return refused();
       await store.delete('SignInReturn', uid);
       return finish(req, res, { error, error_description: text(saved?.payload.error_description) ?? '' }, false);
     },

@@ -90,19 +90,20 @@ export function authorizationServerRoutes(server: AuthorizationServer): Hono<Env
     const { incoming, outgoing } = node(c);
     return respond(c, await server.finishUpstream(incoming, outgoing, c.req.param('uid'), new URL(c.req.url).searchParams));
   });
+  // Both forms are read only after the interaction and its record are known (readForm), so a stranger's
+  // POST is answered without its body being read.
+  const formReader = (c: Context<Env>) => async () => {
+    const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const field = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : undefined);
+    return { csrf: field('csrf'), decision: field('decision') };
+  };
   app.post('/interaction/:uid/return', async (c) => {
     const { incoming, outgoing } = node(c);
-    const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-    return respond(c, await server.returnToApp(incoming, outgoing, c.req.param('uid'), { csrf: typeof body.csrf === 'string' ? body.csrf : undefined }));
+    return respond(c, await server.returnToApp(incoming, outgoing, c.req.param('uid'), formReader(c)));
   });
   app.post('/interaction/:uid/confirm', async (c) => {
     const { incoming, outgoing } = node(c);
-    const readForm = async () => {
-      const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-      const field = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : undefined);
-      return { csrf: field('csrf'), decision: field('decision') };
-    };
-    return respond(c, await server.confirm(incoming, outgoing, c.req.param('uid'), readForm));
+    return respond(c, await server.confirm(incoming, outgoing, c.req.param('uid'), formReader(c)));
   });
   return app;
 }
