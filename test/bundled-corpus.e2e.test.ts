@@ -61,6 +61,9 @@ describe('the bundled corpus', () => {
     ['a restart drops sessions', /restart or a scale-out drops/i],
     ['only three formats', /Markdown, plain-text or reStructuredText\s+files/i],
     ['restart after editing', /restart the server after editing/i],
+    ['any Node.js 20', /Node\.js 20 or newer/i],
+    ['logs carry the session id itself', /the\s+session id and the principal/i],
+    ['every 401 names resource_metadata', /^\| No `Authorization` header \| `401` \| `Bearer resource_metadata/m],
   ])('no longer claims %s', async (_claim, stale) => {
     texts ??= readAll();
     for (const [source, text] of await texts) expect(text, source).not.toMatch(stale);

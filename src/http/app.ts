@@ -5,8 +5,10 @@
 //   options.middleware (request ids, metrics, …)  — every route
 //   small body limit (16 KiB)                      — every route but /mcp, before anything reads a body
 //   /healthz, /readyz                               — open: probes run before any auth or host check
+//   /.well-known/mcp/server-card.json               — open
 //   options.routes (/, /metrics)                    — open, or guarded by their own middleware
-//   /mcp: host check → options.beforeMcp (drain refusal) → options.authenticate → body limit → the MCP handler,
+//   /mcp: host check → browser page (a GET from a browser) → options.beforeMcp (drain refusal) →
+//         options.authenticate → body limit → the MCP handler,
 //         which routes each request to its protocol era (legacy sessions on SDK 1.x, modern on SDK v2)
 import { Hono } from 'hono';
 import { SERVER_DEFAULTS } from '../config/server-defaults.js';
