@@ -9,6 +9,8 @@ import type { McpEra } from '../mcp/mcp-service.js';
 import { TOOLS } from '../mcp/tools/create-tools.js';
 import { SESSION_REFUSALS } from './durable-sessions.js';
 import type { SessionRefusal } from './durable-sessions.js';
+import { SESSION_END_REASONS } from './sessions.js';
+import type { SessionEndReason } from './sessions.js';
 
 /** The tools the server offers; any other name is counted as 'unknown'. */
 export const KNOWN_TOOLS: readonly string[] = TOOLS.map((tool) => tool.name);
@@ -16,10 +18,6 @@ export const KNOWN_TOOLS: readonly string[] = TOOLS.map((tool) => tool.name);
 /** ok: the tool answered; tool_error: it answered with isError:true; protocol_error: JSON-RPC error. */
 export const TOOL_OUTCOMES = ['ok', 'tool_error', 'protocol_error'] as const;
 export type ToolOutcome = (typeof TOOL_OUTCOMES)[number];
-
-/** Why a session ended: LRU cap, idle TTL, client DELETE, or server shutdown. */
-export const SESSION_END_REASONS = ['evicted', 'expired', 'deleted', 'shutdown'] as const;
-export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
 
 /** Why a request was refused by auth; anything else is counted as 'other'. */
 export const AUTH_FAILURE_REASONS = [

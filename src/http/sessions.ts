@@ -6,7 +6,10 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { sessionLogId, silentLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
-import type { SessionEndReason } from './metrics.js';
+
+/** Why a session ended: LRU cap, idle TTL, client DELETE, or server shutdown. */
+export const SESSION_END_REASONS = ['evicted', 'expired', 'deleted', 'shutdown'] as const;
+export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
 
 export interface Session {
   id: string;
