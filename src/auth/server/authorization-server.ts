@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { errors, interactionPolicy } from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import { isLoopbackHost } from '../../config/loopback-host.js';
 import { silentLogger } from '../../logger.js';
 import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/store.js';
@@ -21,7 +22,6 @@ import type { UpstreamLogin } from './upstream-login.js';
 const UPSTREAM_LOGIN_TTL_MS = 10 * 60_000;
 /** The client metadata key whose validator enforces the redirect URI policy (never set by clients). */
 const REDIRECT_POLICY = 'urn:corpus-mcp:redirect-uri-policy';
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** How long a registration that never obtained a grant is kept, seconds. */
 const UNUSED_CLIENT_TTL_SECONDS = 24 * 3600;
 /**
@@ -80,7 +80,7 @@ const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
 /** https anywhere, or plain http on a loopback host; nothing else (no private-use schemes). */
 const isAcceptedRedirectUri = (uri: string) => {
   const url = URL.parse(uri);
-  return url !== null && (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)));
+  return url !== null && (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)));
 };
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 /** Whether a form's CSRF token is the one kept for it, compared in constant time. */
