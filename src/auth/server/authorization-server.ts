@@ -17,6 +17,7 @@ import type { DerivedKeys } from './keys.js';
 import { createStoreAdapter } from './store-adapter.js';
 import { UpstreamLoginError } from './upstream-login.js';
 import type { UpstreamLogin } from './upstream-login.js';
+import { SERVER_PATHS } from '../../server-paths.js';
 
 /** How long an upstream sign-in may take, ms. */
 const UPSTREAM_LOGIN_TTL_MS = 10 * 60_000;
@@ -312,7 +313,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     keys,
     async handle(req, res) {
       // RFC 8414 metadata is oidc-provider's discovery document under the OAuth name.
-      if (req.url?.startsWith('/.well-known/oauth-authorization-server')) req.url = '/.well-known/openid-configuration';
+      if (req.url?.startsWith(SERVER_PATHS.authorizationServerMetadata)) req.url = SERVER_PATHS.openidConfiguration;
       await new Promise<void>((resolve, reject) => {
         res.once('finish', resolve);
         res.once('close', resolve);
