@@ -39,7 +39,7 @@ const HTTP_METHODS = new Set(['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', '
 
 /** Seconds; spans a cached search (~ms) up to a slow first call waiting for the index. */
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-/** Hits per search; top_k is at most 50. */
+/** Hits per search, up to MAX_TOP_K's default; a server configured for more counts those past it in +Inf. */
 const RESULT_COUNT_BUCKETS = [0, 1, 2, 3, 5, 10, 20, 50];
 
 export interface IndexGaugeValues {
