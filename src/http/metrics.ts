@@ -5,7 +5,11 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LabelValues } from 'prom-client';
 import { MCP_ERAS } from '../mcp/mcp-service.js';
-import type { McpEra } from '../mcp/mcp-service.js';
+import type { McpEra, ToolCallOutcome } from '../mcp/mcp-service.js';
+import { SEMANTIC_STATES } from '../semantic/semantic-service.js';
+import type { SemanticState } from '../semantic/semantic-service.js';
+import { SIGN_IN_EVENTS } from '../auth/server/protocol.js';
+import type { SignInEvent } from '../auth/server/protocol.js';
 import { TOOLS } from '../mcp/tools/create-tools.js';
 import { SESSION_REFUSALS } from './durable-sessions.js';
 import type { SessionRefusal } from './durable-sessions.js';
@@ -15,9 +19,6 @@ import type { SessionEndReason } from './sessions.js';
 /** The tools the server offers; any other name is counted as 'unknown'. */
 export const KNOWN_TOOLS: readonly string[] = TOOLS.map((tool) => tool.name);
 
-/** ok: the tool answered; tool_error: it answered with isError:true; protocol_error: JSON-RPC error. */
-export const TOOL_OUTCOMES = ['ok', 'tool_error', 'protocol_error'] as const;
-export type ToolOutcome = (typeof TOOL_OUTCOMES)[number];
 
 /** Why a request was refused by auth; anything else is counted as 'other'. */
 export const AUTH_FAILURE_REASONS = [
@@ -69,7 +70,7 @@ export interface CreateMetricsOptions {
 
 export interface ToolCallRecord {
   tool: string;
-  outcome: ToolOutcome;
+  outcome: ToolCallOutcome;
   /** The protocol era the call came in. */
   era: McpEra;
   durationSeconds: number;
@@ -79,8 +80,6 @@ export interface ToolCallRecord {
   semanticFallback?: boolean;
 }
 
-/** The states of meaning-based search (src/semantic/semantic-service.ts), one gauge series each. */
-export const SEMANTIC_STATES = ['off', 'starting', 'ready', 'degraded'] as const;
 
 /** The metrics of one app instance: the registry to expose plus typed recorders for each event. */
 export interface Metrics {
@@ -100,10 +99,10 @@ export interface Metrics {
   /** The server closed a connection to protect itself (see CONNECTION_DROP_REASONS). */
   recordConnectionDropped(reason: ConnectionDropReason): void;
   /** Built-in sign-in: a person signed in, was denied by the allowlist, or lost access (revocation). */
-  recordSignInEvent(event: 'signin' | 'denied' | 'revoked'): void;
+  recordSignInEvent(event: SignInEvent): void;
   setIndexStats(stats: IndexGaugeValues): void;
   /** Read the semantic search state at scrape time. */
-  observeSemanticState(read: () => (typeof SEMANTIC_STATES)[number]): void;
+  observeSemanticState(read: () => SemanticState['state']): void;
   /** After every index build or reload, the boot's included. */
   recordIndexReload(reload: IndexReloadValues): void;
   /** The exposition in Prometheus text format, and its content type. */
@@ -171,7 +170,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     for (const state of SEMANTIC_STATES) states.set({ state }, state === current ? 1 : 0);
   });
   const semanticFallbacks = counter('corpus_mcp_semantic_fallbacks_total', 'Tool calls answered by keywords because the embeddings or rerank endpoint they would have used was unavailable, by tool.', ['tool']);
-  const signInEvents = counter('corpus_mcp_sign_in_events_total', 'Built-in authorization server: sign-ins, allowlist denials and revocations (grants ended by an operator or by a refresh-token replay).', ['event'], ['signin', 'denied', 'revoked']);
+  const signInEvents = counter('corpus_mcp_sign_in_events_total', 'Built-in authorization server: sign-ins, allowlist denials and revocations (grants ended by an operator or by a refresh-token replay).', ['event'], SIGN_IN_EVENTS);
   const connectionsDropped = counter('corpus_mcp_connections_dropped_total', 'Connections the server closed itself, by reason: max_connections (accepted past MAX_CONNECTIONS and closed at once), write_timeout (an answer the client did not take within WRITE_TIMEOUT_MS).', ['reason'], CONNECTION_DROP_REASONS);
   const indexDocuments = gauge('corpus_mcp_index_documents', 'Documents in the index.');
   const indexChunks = gauge('corpus_mcp_index_chunks', 'Chunks in the index.');

@@ -13,6 +13,7 @@ import { deniedPage, providerErrorPage, upstreamFailedPage } from './error-pages
 import type { ReturnToApp } from './error-pages.js';
 import { deriveKeys } from './keys.js';
 import { RESOURCE_SCOPE, UPSTREAM_CALLBACK_PATH } from './protocol.js';
+import type { SignInEvent } from './protocol.js';
 import type { DerivedKeys } from './keys.js';
 import { createStoreAdapter } from './store-adapter.js';
 import { UpstreamLoginError } from './upstream-login.js';
@@ -40,7 +41,7 @@ const MAX_UNUSED_CLIENTS = 10_000;
  */
 const SIGN_IN_SESSION_TTL_SECONDS = 8 * 3600;
 
-export type AuthorizationServerEvent = 'signin' | 'denied' | 'revoked';
+export type AuthorizationServerEvent = SignInEvent;
 
 export interface AuthorizationServerOptions {
   /** PUBLIC_URL, the bare origin: the issuer. */
