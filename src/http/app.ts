@@ -171,7 +171,7 @@ export function createApp(options: AppOptions): CorpusApp {
   const sessions = new SessionRegistry({
     maxSessions,
     idleTtlMs: sessionIdleTtlMs,
-    maxSessionsPerOwner: Math.min(maxSessionsPerPrincipal, maxSessions),
+    maxSessionsPerPrincipal: Math.min(maxSessionsPerPrincipal, maxSessions),
     logger,
     onEvent: onSessionEvent,
   });
