@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import pkg from '../package.json' with { type: 'json' };
 import type { Config } from './config/config.js';
 import { engineVersion } from './index-service/engine-version.js';
-import type { IndexJob } from './index-service/index-job.js';
+import type { IndexJob } from './index-service/index-job-spec.js';
 import type { SearchIndexOptions } from './search/search-index.js';
 
 export async function indexJobOf(config: Config, indexFile = config.indexFile): Promise<IndexJob> {

@@ -26,8 +26,9 @@ export const silentLogger: Logger = Object.freeze({ debug: ignore, info: ignore,
  */
 export const sessionLogId = (sessionId: string): string => createHash('sha256').update(sessionId).digest('base64url').slice(0, 16);
 
-/** pino's level names, plus 'silent' to turn logging off. */
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+/** pino's level names, plus 'silent' to turn logging off; LOG_LEVEL accepts exactly these. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The full pino logger, for the HTTP layer that binds request ids with `child()`. */
 export type AppLogger = PinoLogger;

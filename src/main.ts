@@ -18,6 +18,7 @@ import { checkSnapshotInWorker, produceIndex } from './index-service/produce-ind
 import { runInChild } from './index-service/run-in-child.js';
 import type { Store } from './store/store.js';
 import { indexJobOf } from './index-job-of.js';
+import { mcpResourceUrl } from './server-paths.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -171,7 +172,7 @@ async function main(): Promise<void> {
 
   const serverOptions = httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs });
   const server: ServerType = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
-    logger.info({ host: info.address, port: info.port, mcp_url: `${config.publicUrl}/mcp`, heap_limit_mb: heapLimitMb }, 'listening');
+    logger.info({ host: info.address, port: info.port, mcp_url: mcpResourceUrl(config.publicUrl), heap_limit_mb: heapLimitMb }, 'listening');
     // The index is checked in a worker or built in a child process: /healthz answers throughout.
     indexService.start().then(
       () => {

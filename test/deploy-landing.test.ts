@@ -1,7 +1,8 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
-import { escapeHtml, landingRoute, mcpUrl, renderLanding } from '../src/http/routes/landing.js';
+import { escapeHtml, landingRoute, renderLanding } from '../src/http/routes/landing.js';
+import { mcpResourceUrl } from '../src/server-paths.js';
 import { TOOLS } from '../src/mcp/tools/create-tools.js';
 
 describe('landingRoute', () => {
@@ -86,13 +87,13 @@ describe('landingRoute', () => {
   });
 });
 
-describe('mcpUrl', () => {
+describe('mcpResourceUrl', () => {
   it.each([
     ['https://d.example', 'https://d.example/mcp'],
     ['https://d.example/', 'https://d.example/mcp'],
     ['http://127.0.0.1:8080', 'http://127.0.0.1:8080/mcp'],
   ])('appends /mcp to %s', (origin, url) => {
-    expect(mcpUrl(origin)).toBe(url);
+    expect(mcpResourceUrl(origin)).toBe(url);
   });
 });
 

@@ -1,6 +1,7 @@
 // The typed, validated settings loadConfig returns. Units are in the names; each field says which
 // variable sets it, and schema.ts says what the variable does, its range and its default.
-import type { LOG_LEVELS, LOGIN_PROVIDERS } from './schema.js';
+import type { LogLevel } from '../logger.js';
+import type { LOGIN_PROVIDERS } from './schema.js';
 
 export interface Config {
   /** CORPUS_DIR, resolved by the caller against the working directory. */
@@ -28,7 +29,7 @@ export interface Config {
   /** BM25_B; undefined leaves the search engine's default. */
   bm25B: number | undefined;
   /** LOG_LEVEL */
-  logLevel: (typeof LOG_LEVELS)[number];
+  logLevel: LogLevel;
   /** LOG_QUERIES */
   logQueries: boolean;
   /** DRAIN_TIMEOUT_MS */

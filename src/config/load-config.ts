@@ -13,6 +13,7 @@ import { clearTextProblems, hostProblems, issuerProblems, metricsPortProblems, o
 import { CONNECTIONS_BEYOND_SESSIONS, SERVER_VARIABLES } from './schema.js';
 import { databaseUrlProblems, loadDatabaseUrl, sessionSecretProblems } from './secrets.js';
 import { semanticConfig, semanticProblems } from './semantic.js';
+import { mcpResourceUrl } from '../server-paths.js';
 
 const serverParser = parserOf(SERVER_VARIABLES);
 
@@ -70,7 +71,7 @@ export function loadConfig(env: Env = process.env, machine: Machine = { cpus: 1 
 
   const publicUrl = (givenPublicUrl ?? defaultPublicUrl(host, port)).replace(/\/+$/, '');
   const maxSessions = e.MAX_SESSIONS;
-  const resource = `${publicUrl}/mcp`;
+  const resource = mcpResourceUrl(publicUrl);
   return {
     corpusDir: e.CORPUS_DIR,
     host,

@@ -4,6 +4,7 @@
 // Adding a setting is adding an entry here, in the group where an operator looks for it (its record
 // decides which reader parses it: load-config.ts, auth.ts or login.ts), then using the parsed value
 // there, and `npm run docs:config`.
+import { LOG_LEVELS } from '../logger.js';
 import { MAX_EMBEDDING_DIMENSIONS } from '../providers/embeddings-client.js';
 import { DEFAULT_SEARCH_OPTIONS, SEARCH_OPTION_RANGES } from '../search/search-options.js';
 import { boolean, decimal, integer, oneOf, providerUrl, secret, text, url } from './env-kinds.js';
@@ -58,7 +59,6 @@ const variable = <K extends Kind<unknown>>(group: Group, kind: K, description: s
   ...more,
 });
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOGIN_PROVIDERS = ['oidc', 'github'] as const;
 /** SESSION_SECRET's shortest length: the session-id key derives from it. */
 export const MIN_SESSION_SECRET_CHARS = 32;

@@ -28,7 +28,6 @@ import type { AppEnv } from './app-env.js';
 import { jsonRpcErrorBody, SERVER_ERROR } from './json-rpc-error.js';
 import { hostCheck } from './middleware/host-check.js';
 import { browserPage } from './middleware/browser-page.js';
-import { mcpUrl } from './routes/landing.js';
 import { smallBodyLimit } from './middleware/small-body-limit.js';
 import { healthRoutes } from './routes/health.js';
 import { serverCardRoutes } from './routes/server-card.js';
@@ -47,6 +46,7 @@ import { createSessionTokens } from './session-token.js';
 import { StoreError } from '../store/store.js';
 import { SessionRegistry } from './sessions.js';
 import type { SessionEvent } from './sessions.js';
+import { mcpResourceUrl, SERVER_PATHS } from '../server-paths.js';
 
 export interface AppOptions {
   /** The shared index; tool calls wait until it is built, /readyz reports 503 until then. */
@@ -173,7 +173,7 @@ export function createApp(options: AppOptions): CorpusApp {
   const sessions = new SessionRegistry({
     maxSessions,
     idleTtlMs: sessionIdleTtlMs,
-    maxSessionsPerOwner: Math.min(maxSessionsPerPrincipal, maxSessions),
+    maxSessionsPerPrincipal: Math.min(maxSessionsPerPrincipal, maxSessions),
     logger,
     onEvent: onSessionEvent,
   });
@@ -209,7 +209,7 @@ export function createApp(options: AppOptions): CorpusApp {
   const app = new Hono<AppEnv>();
   for (const m of middleware) app.use(m);
   // /mcp has its own, larger limit below, after authentication.
-  app.use(smallBodyLimit({ except: ['/mcp'] }));
+  app.use(smallBodyLimit({ except: [SERVER_PATHS.mcp] }));
   app.route('/', healthRoutes({ index, notReadyReason, semantic, indexStatus }));
   // The server card: public, like the OAuth metadata, and from the very tool table tools/list answers.
   app.route('/', serverCardRoutes({
@@ -222,14 +222,14 @@ export function createApp(options: AppOptions): CorpusApp {
   }));
   if (routes) app.route('/', routes);
 
-  app.use('/mcp', hostCheck({ publicUrl }));
-  app.use('/mcp', browserPage({ mcpUrl: mcpUrl(publicUrl) }));
-  for (const m of beforeMcp) app.use('/mcp', m);
-  if (authenticate) app.use('/mcp', authenticate);
+  app.use(SERVER_PATHS.mcp, hostCheck({ publicUrl }));
+  app.use(SERVER_PATHS.mcp, browserPage({ mcpUrl: mcpResourceUrl(publicUrl) }));
+  for (const m of beforeMcp) app.use(SERVER_PATHS.mcp, m);
+  if (authenticate) app.use(SERVER_PATHS.mcp, authenticate);
   // After authentication, so an anonymous caller cannot make the server buffer a body at all. The
   // limit holds for chunked bodies too: they are counted while read.
   app.use(
-    '/mcp',
+    SERVER_PATHS.mcp,
     bodyLimit({
       maxSize: maxBodyBytes,
       onError: (c) => c.json(jsonRpcErrorBody(SERVER_ERROR, `Payload Too Large: the request body must not exceed ${maxBodyBytes} bytes`), 413),
@@ -241,9 +241,9 @@ export function createApp(options: AppOptions): CorpusApp {
     idleMs: SERVER_DEFAULTS.listenIdleTtlSeconds * 1000,
     ...listenStreams,
   };
-  app.all('/mcp', mcpHandler({ durable, createServer, modern, logger, maxConcurrentPerSession, maxConcurrentPerPrincipal, maxConcurrentPerAddress, listen, onForeignSession, onRequestEra, onSessionLookup }));
+  app.all(SERVER_PATHS.mcp, mcpHandler({ durable, createServer, modern, logger, maxConcurrentPerSession, maxConcurrentPerPrincipal, maxConcurrentPerAddress, listen, onForeignSession, onRequestEra, onSessionLookup }));
 
-  app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp` }, 404));
+  app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}; the MCP endpoint is ${SERVER_PATHS.mcp}` }, 404));
   app.onError((error, c) => {
     // The client went away while its body was being read (Node rejects the body stream with an
     // ECONNRESET "aborted" error): the client's doing, not a server fault to alert on or count as 5xx.

@@ -28,6 +28,7 @@ import { guardSockets } from './socket-guards.js';
 import { createMetrics } from './metrics.js';
 import { createOperations } from './operations.js';
 import type { Operations, OperationsOptions } from './operations.js';
+import { mcpResourceUrl } from '../server-paths.js';
 
 export interface AssembleOptions {
   config: Config;
@@ -93,7 +94,7 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     : requireSignIn(options.createSignIn)({
         login: config.auth.login,
         issuer: publicUrl,
-        resource: `${publicUrl}/mcp`,
+        resource: mcpResourceUrl(publicUrl),
         store: requireStore(options.authStore),
         logger,
         onEvent: (event) => metrics.recordSignInEvent(event),

@@ -5,21 +5,20 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LabelValues } from 'prom-client';
 import { MCP_ERAS } from '../mcp/mcp-service.js';
-import type { McpEra } from '../mcp/mcp-service.js';
+import type { McpEra, ToolCallOutcome } from '../mcp/mcp-service.js';
+import { SEMANTIC_STATES } from '../semantic/semantic-service.js';
+import type { SemanticState } from '../semantic/semantic-service.js';
+import { SIGN_IN_EVENTS } from '../auth/server/protocol.js';
+import type { SignInEvent } from '../auth/server/protocol.js';
 import { TOOLS } from '../mcp/tools/create-tools.js';
 import { SESSION_REFUSALS } from './durable-sessions.js';
 import type { SessionRefusal } from './durable-sessions.js';
+import { SESSION_END_REASONS } from './sessions.js';
+import type { SessionEndReason } from './sessions.js';
 
 /** The tools the server offers; any other name is counted as 'unknown'. */
 export const KNOWN_TOOLS: readonly string[] = TOOLS.map((tool) => tool.name);
 
-/** ok: the tool answered; tool_error: it answered with isError:true; protocol_error: JSON-RPC error. */
-export const TOOL_OUTCOMES = ['ok', 'tool_error', 'protocol_error'] as const;
-export type ToolOutcome = (typeof TOOL_OUTCOMES)[number];
-
-/** Why a session ended: LRU cap, idle TTL, client DELETE, or server shutdown. */
-export const SESSION_END_REASONS = ['evicted', 'expired', 'deleted', 'shutdown'] as const;
-export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
 
 /** Why a request was refused by auth; anything else is counted as 'other'. */
 export const AUTH_FAILURE_REASONS = [
@@ -41,7 +40,7 @@ const HTTP_METHODS = new Set(['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', '
 
 /** Seconds; spans a cached search (~ms) up to a slow first call waiting for the index. */
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-/** Hits per search; top_k is at most 50. */
+/** Hits per search, up to MAX_TOP_K's default; a server configured for more counts those past it in +Inf. */
 const RESULT_COUNT_BUCKETS = [0, 1, 2, 3, 5, 10, 20, 50];
 
 export interface IndexGaugeValues {
@@ -71,7 +70,7 @@ export interface CreateMetricsOptions {
 
 export interface ToolCallRecord {
   tool: string;
-  outcome: ToolOutcome;
+  outcome: ToolCallOutcome;
   /** The protocol era the call came in. */
   era: McpEra;
   durationSeconds: number;
@@ -81,8 +80,6 @@ export interface ToolCallRecord {
   semanticFallback?: boolean;
 }
 
-/** The states of meaning-based search (src/semantic/semantic-service.ts), one gauge series each. */
-export const SEMANTIC_STATES = ['off', 'starting', 'ready', 'degraded'] as const;
 
 /** The metrics of one app instance: the registry to expose plus typed recorders for each event. */
 export interface Metrics {
@@ -102,10 +99,10 @@ export interface Metrics {
   /** The server closed a connection to protect itself (see CONNECTION_DROP_REASONS). */
   recordConnectionDropped(reason: ConnectionDropReason): void;
   /** Built-in sign-in: a person signed in, was denied by the allowlist, or lost access (revocation). */
-  recordSignInEvent(event: 'signin' | 'denied' | 'revoked'): void;
+  recordSignInEvent(event: SignInEvent): void;
   setIndexStats(stats: IndexGaugeValues): void;
   /** Read the semantic search state at scrape time. */
-  observeSemanticState(read: () => (typeof SEMANTIC_STATES)[number]): void;
+  observeSemanticState(read: () => SemanticState['state']): void;
   /** After every index build or reload, the boot's included. */
   recordIndexReload(reload: IndexReloadValues): void;
   /** The exposition in Prometheus text format, and its content type. */
@@ -173,7 +170,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     for (const state of SEMANTIC_STATES) states.set({ state }, state === current ? 1 : 0);
   });
   const semanticFallbacks = counter('corpus_mcp_semantic_fallbacks_total', 'Tool calls answered by keywords because the embeddings or rerank endpoint they would have used was unavailable, by tool.', ['tool']);
-  const signInEvents = counter('corpus_mcp_sign_in_events_total', 'Built-in authorization server: sign-ins, allowlist denials and revocations (grants ended by an operator or by a refresh-token replay).', ['event'], ['signin', 'denied', 'revoked']);
+  const signInEvents = counter('corpus_mcp_sign_in_events_total', 'Built-in authorization server: sign-ins, allowlist denials and revocations (grants ended by an operator or by a refresh-token replay).', ['event'], SIGN_IN_EVENTS);
   const connectionsDropped = counter('corpus_mcp_connections_dropped_total', 'Connections the server closed itself, by reason: max_connections (accepted past MAX_CONNECTIONS and closed at once), write_timeout (an answer the client did not take within WRITE_TIMEOUT_MS).', ['reason'], CONNECTION_DROP_REASONS);
   const indexDocuments = gauge('corpus_mcp_index_documents', 'Documents in the index.');
   const indexChunks = gauge('corpus_mcp_index_chunks', 'Chunks in the index.');

@@ -22,6 +22,7 @@ import { metricsRoute } from './routes/metrics.js';
 import type { SessionEvent } from './sessions.js';
 import { createShutdown } from './shutdown.js';
 import type { Shutdown } from './shutdown.js';
+import { SERVER_PATHS } from '../server-paths.js';
 
 export interface OperationsOptions {
   /** The process logger; request lines are children of it. */
@@ -92,8 +93,8 @@ export function createOperations(options: OperationsOptions): Operations {
   const routes = new Hono();
   routes.get('/', landingRoute({ publicUrl, authRequired, ...access, stats: () => index.current?.index.stats }));
   const metricsApp = new Hono();
-  if (metricsGuard) metricsApp.use('/metrics', metricsGuard);
-  metricsApp.get('/metrics', metricsRoute({ metrics }));
+  if (metricsGuard) metricsApp.use(SERVER_PATHS.metrics, metricsGuard);
+  metricsApp.get(SERVER_PATHS.metrics, metricsRoute({ metrics }));
   if (publicMetrics) routes.route('/', metricsApp);
 
   const onSessionEvent = (event: SessionEvent) => {

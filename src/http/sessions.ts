@@ -6,7 +6,10 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { sessionLogId, silentLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
-import type { SessionEndReason } from './metrics.js';
+
+/** Why a session ended: LRU cap, idle TTL, client DELETE, or server shutdown. */
+export const SESSION_END_REASONS = ['evicted', 'expired', 'deleted', 'shutdown'] as const;
+export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
 
 export interface Session {
   id: string;
@@ -37,7 +40,7 @@ export interface SessionRegistryOptions {
    * out. Sessions without an owner (authentication off) are bounded by `maxSessions` only. Default
    * `maxSessions` (no separate bound).
    */
-  maxSessionsPerOwner?: number;
+  maxSessionsPerPrincipal?: number;
   logger?: Logger;
   /** Called on every creation and ending (metrics). Must not throw. */
   onEvent?: (event: SessionEvent) => void;
@@ -47,20 +50,20 @@ export class SessionRegistry {
   readonly #cache: LRUCache<string, Session>;
   readonly #logger: Logger;
   readonly #onEvent: ((event: SessionEvent) => void) | undefined;
-  readonly #maxPerOwner: number;
+  readonly #maxPerPrincipal: number;
   /** Live sessions per owner. */
   readonly #perOwner = new Map<string, number>();
   /** Ids being closed to make room under the per-owner bound, reported as evicted. */
   readonly #evicting = new Set<string>();
   #closing = false;
 
-  constructor({ maxSessions, idleTtlMs, maxSessionsPerOwner = maxSessions, logger = silentLogger, onEvent }: SessionRegistryOptions) {
+  constructor({ maxSessions, idleTtlMs, maxSessionsPerPrincipal = maxSessions, logger = silentLogger, onEvent }: SessionRegistryOptions) {
     if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError(`maxSessions must be a whole number ≥ 1, got ${maxSessions}`);
     if (!Number.isFinite(idleTtlMs) || idleTtlMs < 1) throw new RangeError(`idleTtlMs must be ≥ 1, got ${idleTtlMs}`);
-    if (!Number.isInteger(maxSessionsPerOwner) || maxSessionsPerOwner < 1) {
-      throw new RangeError(`maxSessionsPerOwner must be a whole number ≥ 1, got ${maxSessionsPerOwner}`);
+    if (!Number.isInteger(maxSessionsPerPrincipal) || maxSessionsPerPrincipal < 1) {
+      throw new RangeError(`maxSessionsPerPrincipal must be a whole number ≥ 1, got ${maxSessionsPerPrincipal}`);
     }
-    this.#maxPerOwner = maxSessionsPerOwner;
+    this.#maxPerPrincipal = maxSessionsPerPrincipal;
     this.#logger = logger;
     this.#onEvent = onEvent;
     this.#cache = new LRUCache<string, Session>({
@@ -91,7 +94,7 @@ export class SessionRegistry {
 
   /** Registers a new session; may evict the owner's or everyone's least recently used one. */
   add(session: Session): void {
-    if (session.owner !== undefined && (this.#perOwner.get(session.owner) ?? 0) >= this.#maxPerOwner) this.#evictIdlestOf(session.owner);
+    if (session.owner !== undefined && (this.#perOwner.get(session.owner) ?? 0) >= this.#maxPerPrincipal) this.#evictIdlestOf(session.owner);
     this.#countOwner(session.owner, 1);
     this.#cache.set(session.id, session);
     this.#emit({ type: 'created', session });

@@ -17,6 +17,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../logger.js';
+import { PROBE_PATHS } from '../server-paths.js';
 
 export interface ShutdownOptions {
   logger: Logger;
@@ -86,8 +87,8 @@ function closeConnectionAfter(res: ServerResponse): void {
   } as ServerResponse['writeHead'];
 }
 
-const PROBE_PATHS = new Set(['/healthz', '/readyz']);
-const isHealthProbe = (req: IncomingMessage) => req.method === 'GET' && PROBE_PATHS.has((req.url ?? '').split('?')[0]!);
+const PROBES = new Set(PROBE_PATHS);
+const isHealthProbe = (req: IncomingMessage) => req.method === 'GET' && PROBES.has((req.url ?? '').split('?')[0]!);
 
 export function createShutdown(options: ShutdownOptions): Shutdown {
   const { logger, drainTimeoutMs, quietMs = 1000, isLongLived = isStream, isProbe = isHealthProbe } = options;

@@ -4,7 +4,7 @@
 // arenas would stay with the server (about 55 MiB after SciFact ×4).
 import { writeFileSync } from 'node:fs';
 import { runIndexJob } from './index-job.js';
-import type { IndexJob, IndexJobResult } from './index-job.js';
+import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 
 /** What the parent sends: the job, and where to put the encoded index. */
 export interface ChildRequest {

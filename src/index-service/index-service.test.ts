@@ -9,7 +9,7 @@ import { writeCorpusFiles } from '../../test/support/sample-corpus.js';
 import { silentLogger } from '../logger.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { IndexService } from './index-service.js';
-import type { IndexJob } from './index-job.js';
+import type { IndexJob } from './index-job-spec.js';
 
 interface Served {
   index: SearchIndex;

@@ -8,7 +8,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import { decodeIndexSnapshotSteps } from '../search/index-snapshot.js';
 import type { SearchIndex } from '../search/search-index.js';
-import type { IndexJob, IndexJobResult, SnapshotMeta } from './index-job.js';
+import type { IndexJob, IndexJobResult, SnapshotMeta } from './index-job-spec.js';
 import { runInChild } from './run-in-child.js';
 import type { SnapshotRefusalCode } from './snapshot-file.js';
 

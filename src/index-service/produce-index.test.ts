@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SAMPLE_SOURCES, writeCorpusFiles } from '../../test/support/sample-corpus.js';
 import { decodeIndexSnapshot } from '../search/index-snapshot.js';
 import { runIndexJob } from './index-job.js';
-import type { IndexJob, IndexJobResult } from './index-job.js';
+import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import { checkSnapshotInWorker, produceIndex } from './produce-index.js';
 
 let dir: string;

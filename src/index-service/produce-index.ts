@@ -7,7 +7,7 @@
 // is not read again.
 import { Worker } from 'node:worker_threads';
 import { entryFile } from '../entry-file.js';
-import type { IndexJob, IndexJobResult } from './index-job.js';
+import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import { runInChild } from './run-in-child.js';
 import { needsSnapshotCheck } from './snapshot-check.js';
 import type { SnapshotCheck } from './snapshot-check.js';

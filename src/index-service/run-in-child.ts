@@ -9,7 +9,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { entryFile } from '../entry-file.js';
-import type { IndexJob, IndexJobResult } from './index-job.js';
+import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import type { ChildReply, ChildRequest } from './index-child.js';
 
 /** A failed job: `code` is the thrown error's code when it had one (e.g. CorpusError's `no_documents`). */

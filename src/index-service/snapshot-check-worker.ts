@@ -5,7 +5,7 @@
 // the server loads its own modules, and reads no corpus file, so it allocates little besides the
 // snapshot's bytes, which the server keeps.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { IndexJob } from './index-job.js';
+import type { IndexJob } from './index-job-spec.js';
 import type { SnapshotCheckReply } from './produce-index.js';
 import { checkSnapshot } from './snapshot-check.js';
 

@@ -10,8 +10,9 @@ import type { SearchIndexOptions } from '../search/search-index.js';
 import { decodeManifest, ManifestFormatError, manifestDifference, UnreadFileError } from './corpus-manifest.js';
 import type { Manifest } from './corpus-manifest.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../corpus/read-document.js';
-import type { IndexJob, IndexJobResult, SnapshotRefusalReport } from './index-job.js';
+import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import { readSnapshotFile, SnapshotRefusal } from './snapshot-file.js';
+import type { SnapshotRefusalReport } from './snapshot-file.js';
 import { timer } from './timer.js';
 
 /** The snapshot section that holds the manifest of the corpus it was built from. */

@@ -24,6 +24,12 @@ export type SnapshotRefusalCode =
   | 'options_changed'
   | 'corpus_changed';
 
+/** Why a snapshot file was not used. */
+export interface SnapshotRefusalReport {
+  code: SnapshotRefusalCode;
+  reason: string;
+}
+
 export class SnapshotRefusal extends CodedError<SnapshotRefusalCode> {}
 
 /** The temporary file this thread writes `path` through. */

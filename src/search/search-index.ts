@@ -1,5 +1,6 @@
 import { compareSources, pageAt, type Document, type DocumentFormat, type PageSpan } from '../corpus/document.js';
 import { chunkText } from './chunker.js';
+import { chunkId, parseChunkId } from './chunk-id.js';
 import { InvertedIndex, type ChunkTerms, type InvertedIndexParts } from './inverted-index.js';
 import { QueryScorer } from './query-scorer.js';
 import { SearchError } from './search-error.js';
@@ -334,7 +335,7 @@ export class SearchIndex {
       const end = this.#chunkEnd[chunk] as number;
       hits.push(
         new LazyHit(
-          `${record.document.source}#${chunk - record.firstChunk}`,
+          chunkId(record.document.source, chunk - record.firstChunk),
           record.document,
           this.#headings[this.#chunkHeading[chunk] as number] as string,
           scores[i] as number,
@@ -350,16 +351,13 @@ export class SearchIndex {
   }
 
   /** The chunk number of `<source>#<n>`, or undefined when there is no such chunk. */
-  chunkNumber(chunkId: string): number | undefined {
-    const hash = chunkId.lastIndexOf('#');
-    if (hash < 0) return undefined;
-    const digits = chunkId.slice(hash + 1);
-    if (!/^(0|[1-9]\d*)$/.test(digits)) return undefined;
-    const at = this.#recordBySource.get(chunkId.slice(0, hash));
+  chunkNumber(id: string): number | undefined {
+    const parsed = parseChunkId(id);
+    if (parsed === undefined) return undefined;
+    const at = this.#recordBySource.get(parsed.source);
     if (at === undefined) return undefined;
     const record = this.#records[at] as DocumentRecord;
-    const n = Number(digits);
-    return n < record.chunkCount ? record.firstChunk + n : undefined;
+    return parsed.n < record.chunkCount ? record.firstChunk + parsed.n : undefined;
   }
 
   /**
@@ -374,8 +372,8 @@ export class SearchIndex {
   }
 
   /** The chunk with id `<source>#<n>`, or undefined when there is no such chunk. */
-  getChunk(chunkId: string): ChunkView | undefined {
-    const chunk = this.chunkNumber(chunkId);
+  getChunk(id: string): ChunkView | undefined {
+    const chunk = this.chunkNumber(id);
     if (chunk === undefined) return undefined;
     const record = this.#records[this.#chunkRecord[chunk] as number] as DocumentRecord;
     const n = chunk - record.firstChunk;
@@ -384,15 +382,15 @@ export class SearchIndex {
     const end = this.#chunkEnd[chunk] as number;
     const page = this.#chunkPage[chunk] as number;
     return {
-      chunkId: `${source}#${n}`,
+      chunkId: chunkId(source, n),
       source,
       title: record.document.title,
       heading: this.#headings[this.#chunkHeading[chunk] as number] as string,
       text: record.document.text.slice(start, end),
       start,
       end,
-      prevChunkId: n > 0 ? `${source}#${n - 1}` : null,
-      nextChunkId: n + 1 < record.chunkCount ? `${source}#${n + 1}` : null,
+      prevChunkId: n > 0 ? chunkId(source, n - 1) : null,
+      nextChunkId: n + 1 < record.chunkCount ? chunkId(source, n + 1) : null,
       ...(page > 0 ? { page } : {}),
     };
   }

@@ -81,6 +81,19 @@ describe('findMatches', () => {
     expect(found.start.map((s, i) => chunk.slice(s, found.end[i]))).toEqual(['الكتاب', '🚀', 'café']);
   });
 
+  it('ends a word where the tokenizer does, before the prolonged sound mark ー', () => {
+    // The tokenizer reads "cacheー" as the word "cache" then a katakana run; the snippet must agree.
+    const chunk = 'cacheーデータ';
+    const terms = new Set(tokenizer.terms('cache'));
+    const expected: string[] = [];
+    tokenizer.scan(chunk, (term, from, to) => {
+      if (terms.has(term)) expected.push(chunk.slice(from, to));
+    });
+    const found = findMatches(tokenizer, chunk, terms);
+    expect(expected).toEqual(['cache']);
+    expect(found.start.map((s, i) => chunk.slice(s, found.end[i]))).toEqual(expected);
+  });
+
   it('finds what tokenizing the whole chunk finds, for plain words', () => {
     const vocabulary = ['study', 'studies', 'studying', 'cell', 'cells', "cell's", 'Cells', 'DNA', 'dna', 'the', 'of', 'run', 'running', 'runner', 'x1', 'fly', 'flies'];
     const separator = fc.constantFrom(' ', ', ', '. ', '\n', ' (', ') ', '-', "'");

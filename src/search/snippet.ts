@@ -1,13 +1,11 @@
 import type { Tokenizer } from './tokenizer.js';
+import { NOT_WORDISH, WORD_CHAR } from './word-characters.js';
 
 /** Longest snippet, in UTF-16 code units, ellipses included. */
 export const SNIPPET_CHARS = 300;
 
 const ELLIPSIS = '…';
 const SPACES = /\s+/g;
-const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
-/** Characters that the tokenizer turns into bigrams or single-symbol terms, never into words. */
-const NOT_WORDISH = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Extended_Pictographic}]/u;
 
 /** Query-term matches in a chunk, in text order: match i spans `[start[i], end[i])` and is `term[i]`. */
 export interface Matches {

@@ -1,5 +1,6 @@
 import { stemmer } from 'stemmer';
 import { STOP_WORDS } from './stop-words.js';
+import { UNSPACED, WORD_LETTERS } from './word-characters.js';
 import type { TermIdList } from './term-id-list.js';
 import { ASCII_HASH_SEED, asciiWordHash, type Vocabulary } from './vocabulary.js';
 
@@ -22,18 +23,12 @@ export interface Tokenizer {
 }
 
 /**
- * Scripts written without spaces between words. A run of them is indexed as overlapping character
- * bigrams (a lone character as itself), the usual dictionary-free way to make them searchable.
- */
-const UNSPACED = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30FC`;
-
-/**
  * One match per token: an emoji, a run of an unspaced script, or a word of letters, marks and
  * digits (marks included so Devanagari or Arabic words with vowel signs stay whole). Apostrophes
  * inside a word keep it together ("don't", "Alzheimer's").
  */
 const TOKEN = new RegExp(
-  String.raw`(\p{Extended_Pictographic})|([${UNSPACED}][${UNSPACED}\p{M}]*)|([[\p{L}\p{M}\p{N}]--[${UNSPACED}]]+(?:['’][[\p{L}\p{M}\p{N}]--[${UNSPACED}]]+)*)`,
+  String.raw`(\p{Extended_Pictographic})|([${UNSPACED}][${UNSPACED}\p{M}]*)|([[${WORD_LETTERS}]--[${UNSPACED}]]+(?:['’][[${WORD_LETTERS}]--[${UNSPACED}]]+)*)`,
   'gv',
 );
 

@@ -21,6 +21,9 @@ export type SemanticState =
   /** The endpoint failed; keyword search until a background retry succeeds. */
   | { state: 'degraded'; reason: string; code: string; nextRetryMs: number };
 
+/** Every `SemanticState['state']`, in the order they are reported (one metrics gauge series each). */
+export const SEMANTIC_STATES = ['off', 'starting', 'ready', 'degraded'] as const satisfies readonly SemanticState['state'][];
+
 /** Why a query could not use embeddings; the tools put `reason` in their note. */
 export interface SemanticUnavailable {
   ok: false;

@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { errors, interactionPolicy } from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import { isLoopbackHost } from '../../config/loopback-host.js';
 import { silentLogger } from '../../logger.js';
 import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/store.js';
@@ -12,16 +13,17 @@ import { deniedPage, providerErrorPage, upstreamFailedPage } from './error-pages
 import type { ReturnToApp } from './error-pages.js';
 import { deriveKeys } from './keys.js';
 import { RESOURCE_SCOPE, UPSTREAM_CALLBACK_PATH } from './protocol.js';
+import type { SignInEvent } from './protocol.js';
 import type { DerivedKeys } from './keys.js';
 import { createStoreAdapter } from './store-adapter.js';
 import { UpstreamLoginError } from './upstream-login.js';
 import type { UpstreamLogin } from './upstream-login.js';
+import { SERVER_PATHS } from '../../server-paths.js';
 
 /** How long an upstream sign-in may take, ms. */
 const UPSTREAM_LOGIN_TTL_MS = 10 * 60_000;
 /** The client metadata key whose validator enforces the redirect URI policy (never set by clients). */
 const REDIRECT_POLICY = 'urn:corpus-mcp:redirect-uri-policy';
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** How long a registration that never obtained a grant is kept, seconds. */
 const UNUSED_CLIENT_TTL_SECONDS = 24 * 3600;
 /**
@@ -39,7 +41,7 @@ const MAX_UNUSED_CLIENTS = 10_000;
  */
 const SIGN_IN_SESSION_TTL_SECONDS = 8 * 3600;
 
-export type AuthorizationServerEvent = 'signin' | 'denied' | 'revoked';
+export type AuthorizationServerEvent = SignInEvent;
 
 export interface AuthorizationServerOptions {
   /** PUBLIC_URL, the bare origin: the issuer. */
@@ -80,7 +82,7 @@ const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
 /** https anywhere, or plain http on a loopback host; nothing else (no private-use schemes). */
 const isAcceptedRedirectUri = (uri: string) => {
   const url = URL.parse(uri);
-  return url !== null && (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)));
+  return url !== null && (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)));
 };
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 /** Whether a form's CSRF token is the one kept for it, compared in constant time. */
@@ -312,7 +314,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     keys,
     async handle(req, res) {
       // RFC 8414 metadata is oidc-provider's discovery document under the OAuth name.
-      if (req.url?.startsWith('/.well-known/oauth-authorization-server')) req.url = '/.well-known/openid-configuration';
+      if (req.url?.startsWith(SERVER_PATHS.authorizationServerMetadata)) req.url = SERVER_PATHS.openidConfiguration;
       await new Promise<void>((resolve, reject) => {
         res.once('finish', resolve);
         res.once('close', resolve);

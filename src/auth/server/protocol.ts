@@ -7,3 +7,7 @@ export const RESOURCE_SCOPE = 'mcp';
 export const SIGN_IN_SCOPES: readonly string[] = Object.freeze([RESOURCE_SCOPE, 'offline_access']);
 /** Path the upstream provider redirects back to: register PUBLIC_URL + this upstream. */
 export const UPSTREAM_CALLBACK_PATH = '/oauth/callback';
+
+/** What the built-in sign-in reports: a person signed in, was denied by the allowlist, or lost access (revocation). */
+export const SIGN_IN_EVENTS = ['signin', 'denied', 'revoked'] as const;
+export type SignInEvent = (typeof SIGN_IN_EVENTS)[number];

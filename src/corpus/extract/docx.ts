@@ -11,8 +11,7 @@
 import { Unzip, UnzipInflate, unzipSync, zipSync } from 'fflate';
 import { Parser } from 'htmlparser2';
 import mammoth from 'mammoth';
-import type { ExtractionLimits } from './extract-document.js';
-import { type Extracted, ExtractionError, plainTitle } from './extracted.js';
+import { type Extracted, ExtractionError, type ExtractionLimits, plainTitle } from './extracted.js';
 import { extractHtml } from './html.js';
 import { formatBytes } from '../format-bytes.js';
 

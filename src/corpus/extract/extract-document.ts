@@ -2,21 +2,13 @@
 // assumes the main thread, so they run the same in the loader, in a pool worker or in an index
 // builder's worker.
 import type { DocumentFormat } from '../document.js';
-import { type Extracted, ExtractionError } from './extracted.js';
+import { type Extracted, ExtractionError, type ExtractionLimits } from './extracted.js';
 import { extractDocx } from './docx.js';
 import { extractHtml } from './html.js';
 import { extractMarkdown } from './markdown.js';
 import { extractPdf } from './pdf.js';
 import { extractRestructuredText } from './restructuredtext.js';
 import { extractText } from './text.js';
-
-/** Limits an extractor enforces itself (the time limit is the pool's, see extraction-pool.ts). */
-export interface ExtractionLimits {
-  /** A PDF with more pages is skipped. */
-  maxPages: number;
-  /** A DOCX that declares, or actually inflates to, more bytes than this unpacked is skipped as a zip bomb. */
-  maxUnpackedBytes: number;
-}
 
 export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = Object.freeze({ maxPages: 2000, maxUnpackedBytes: 100 * 1024 * 1024 });
 

@@ -1,7 +1,8 @@
 // The module a pool worker runs (see extraction-pool.ts): one extraction per task, its outcome as
 // plain data, since only the message of an error thrown here would survive the thread boundary.
 import type { DocumentFormat } from '../document.js';
-import { extractDocument, type ExtractionLimits } from './extract-document.js';
+import { extractDocument } from './extract-document.js';
+import type { ExtractionLimits } from './extracted.js';
 import { type Extracted, ExtractionError } from './extracted.js';
 
 export interface ExtractionTask {

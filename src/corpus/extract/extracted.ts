@@ -1,4 +1,4 @@
-// What every extractor returns, and the small text helpers they share.
+// What every extractor returns, the limits it enforces, and the small text helpers they share.
 import type { PageSpan, Section } from '../document.js';
 
 /** A file's structure as one extractor read it; read-document.ts adds the source, bytes and fallbacks. */
@@ -13,6 +13,14 @@ export interface Extracted {
   pages?: PageSpan[];
   /** Something worth telling the operator; the document is still served. */
   warning?: string;
+}
+
+/** Limits an extractor enforces itself (the time limit is the pool's, see extraction-pool.ts). */
+export interface ExtractionLimits {
+  /** A PDF with more pages is skipped. */
+  maxPages: number;
+  /** A DOCX that declares, or actually inflates to, more bytes than this unpacked is skipped as a zip bomb. */
+  maxUnpackedBytes: number;
 }
 
 /** The file cannot be served; `reason` is shown to clients in list_documents, so it names no path. */

@@ -1,6 +1,6 @@
 // The options of the extraction pool, checked apart from the pool itself: the corpus loader checks
 // them at once, and loads the pool (and piscina) only when a file needs it.
-import type { ExtractionLimits } from './extract-document.js';
+import type { ExtractionLimits } from './extracted.js';
 
 export interface ExtractionPoolOptions {
   /** Wall time one file may take to extract, in milliseconds, counted from when a thread takes it. At least 1. */

@@ -4,8 +4,7 @@
 // (a scan) is skipped with that reason.
 import { getDocumentProxy } from 'unpdf';
 import type { PageSpan, Section } from '../document.js';
-import type { ExtractionLimits } from './extract-document.js';
-import { type Extracted, ExtractionError, plainTitle } from './extracted.js';
+import { type Extracted, ExtractionError, type ExtractionLimits, plainTitle } from './extracted.js';
 
 type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
 

@@ -3,6 +3,7 @@ import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config/load-config.js';
 import { hostCheck } from './host-check.js';
 
 function appWithHostCheck() {
@@ -67,4 +68,18 @@ describe('hostCheck', () => {
     expect(response.status).toBe(200);
     expect(reached).toHaveLength(1);
   });
+
+  it.each(['127.0.0.2', '127.0.0.2:8080', '127.1.2.3'])(
+    'lets through Host %j, a loopback address HOST may bind as config accepts it',
+    async (host) => {
+      // HOST=127.0.0.2 passes config as loopback; its clients then send Host: 127.0.0.2 even when
+      // PUBLIC_URL names the machine otherwise.
+      const config = loadConfig({ HOST: '127.0.0.2', PUBLIC_URL: 'http://localhost:8080' });
+      const app = new Hono();
+      app.use('/mcp', hostCheck({ publicUrl: config.publicUrl }));
+      app.post('/mcp', (c) => c.json({ ok: true }));
+      const response = await request(getRequestListener(app.fetch)).post('/mcp').set('Host', host).set('Origin', `http://${host}`).send({});
+      expect(response.status).toBe(200);
+    },
+  );
 });

@@ -1,17 +1,16 @@
 // DNS-rebinding protection: a web page on a foreign origin can make a browser send requests to a
 // server on localhost by pointing its own name at 127.0.0.1. Such requests still carry the foreign
 // name in `Host` (and the page's origin in `Origin`), so both are checked against the names this
-// server is really reached by: the loopback names and the host of PUBLIC_URL. The ports are not
+// server is really reached by: loopback (as config's isLoopbackHost says) and the host of PUBLIC_URL. The ports are not
 // compared: the attack is about names, and a proxy may legitimately change the port.
 import type { MiddlewareHandler } from 'hono';
+import { isLoopbackHost } from '../../config/loopback-host.js';
 import { jsonRpcErrorBody, SERVER_ERROR } from '../json-rpc-error.js';
 
 export interface HostCheckOptions {
   /** The public origin, e.g. "https://docs.example.com"; its host name is allowed. */
   publicUrl: string;
 }
-
-const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 
 // RFC 9110 §7.2: Host = uri-host [ ":" port ], with uri-host an IP literal in brackets, an IPv4
 // address or a reg-name. Matched on the raw text rather than through a URL parser, which would take
@@ -38,12 +37,12 @@ export function hostCheck({ publicUrl }: HostCheckOptions): MiddlewareHandler {
   } catch {
     throw new TypeError(`hostCheck: publicUrl must be an absolute URL, got ${JSON.stringify(publicUrl)}`);
   }
-  const allowed = new Set([...LOOPBACK, publicHost]);
+  const allowed = (name: string | undefined) => name !== undefined && (name === publicHost || isLoopbackHost(name));
 
   return async function hostCheckMiddleware(c, next) {
     const host = c.req.header('host');
     const hostName = host === undefined ? undefined : hostNameOf(host);
-    if (hostName === undefined || !allowed.has(hostName)) {
+    if (!allowed(hostName)) {
       return c.json(
         jsonRpcErrorBody(SERVER_ERROR, `Forbidden: Host header ${JSON.stringify(host ?? '')} is not a name of this server; use ${publicUrl}`),
         403,
@@ -52,7 +51,7 @@ export function hostCheck({ publicUrl }: HostCheckOptions): MiddlewareHandler {
     const origin = c.req.header('origin');
     if (origin !== undefined) {
       const originHost = originHostNameOf(origin);
-      if (originHost === undefined || !allowed.has(originHost)) {
+      if (!allowed(originHost)) {
         return c.json(jsonRpcErrorBody(SERVER_ERROR, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed to call this server`), 403);
       }
     }

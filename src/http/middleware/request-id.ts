@@ -8,6 +8,7 @@ import { routePath } from 'hono/route';
 import { sessionLogId } from '../../logger.js';
 import type { AppLogger, Logger } from '../../logger.js';
 import { sentDirectly, sentStatus } from './sent-status.js';
+import { PROBE_PATHS, SERVER_PATHS } from '../../server-paths.js';
 
 /** What a request carries while it runs. `logger` is re-bound as more becomes known (principal, session). */
 export interface RequestContext {
@@ -79,7 +80,7 @@ export interface RequestIdOptions {
 
 export function requestId(options: RequestIdOptions): MiddlewareHandler<{ Variables: RequestIdVariables }> {
   const { logger, headerName = 'x-request-id', generate = randomUUID, eraOf } = options;
-  const quiet = new Set(options.quietPaths ?? ['/healthz', '/readyz', '/metrics']);
+  const quiet = new Set(options.quietPaths ?? [...PROBE_PATHS, SERVER_PATHS.metrics]);
   if (!headerName) throw new TypeError('requestId: headerName must be a non-empty header name');
 
   return async function requestIdMiddleware(c, next) {

@@ -11,11 +11,12 @@ import type { AuthorizationServer, InteractionOutcome } from '../../auth/server/
 import { UPSTREAM_CALLBACK_PATH } from '../../auth/server/protocol.js';
 import { PAGE_HEADERS } from '../../auth/server/consent-page.js';
 import { bufferedBody } from '../middleware/small-body-limit.js';
+import { SERVER_PATHS } from '../../server-paths.js';
 
 /** oidc-provider's own endpoints, at the origin: Claude falls back to guessing these paths. */
 const PROVIDER_PATHS = [
   '/authorize', '/authorize/:uid', '/token', '/register', '/register/:id', '/revoke', '/jwks',
-  '/.well-known/openid-configuration', '/.well-known/oauth-authorization-server',
+  SERVER_PATHS.openidConfiguration, SERVER_PATHS.authorizationServerMetadata,
 ];
 
 type Env = { Bindings: HttpBindings };

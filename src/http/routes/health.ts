@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import type { IndexStatus } from '../../index-service/index-service.js';
 import type { IndexHolder } from '../../mcp/index-holder.js';
 import type { SemanticService } from '../../semantic/semantic-service.js';
+import { SERVER_PATHS } from '../../server-paths.js';
 
 export interface HealthRoutesOptions {
   index: IndexHolder;
@@ -21,8 +22,8 @@ export interface HealthRoutesOptions {
 
 export function healthRoutes({ index, notReadyReason, semantic, indexStatus }: HealthRoutesOptions): Hono {
   const routes = new Hono();
-  routes.get('/healthz', (c) => c.json({ status: 'ok' }));
-  routes.get('/readyz', (c) => {
+  routes.get(SERVER_PATHS.healthz, (c) => c.json({ status: 'ok' }));
+  routes.get(SERVER_PATHS.readyz, (c) => {
     const extra = notReadyReason?.();
     if (extra !== undefined) return c.json({ status: 'unavailable', reason: extra }, 503);
     if (index.failure) return c.json({ status: 'failed', reason: 'the index failed to build' }, 503);

@@ -5,6 +5,7 @@ import type { Handler } from 'hono';
 import pkg from '../../../package.json' with { type: 'json' };
 import { isLoopbackHost } from '../../config/loopback-host.js';
 import { TOOLS } from '../../mcp/tools/create-tools.js';
+import { mcpResourceUrl } from '../../server-paths.js';
 
 export interface LandingStats {
   documents: number;
@@ -40,10 +41,6 @@ export function escapeHtml(value: string | number): string {
   return String(value).replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch] ?? ch);
 }
 
-/** The MCP endpoint clients connect to. */
-export function mcpUrl(publicUrl: string): string {
-  return `${publicUrl.replace(/\/+$/, '')}/mcp`;
-}
 
 /** How a person gets access, in one sentence, for each way the server is configured. */
 function accessSentence(authRequired: boolean, oauth: boolean, staticTokens: boolean): string {
@@ -58,7 +55,7 @@ function accessSentence(authRequired: boolean, oauth: boolean, staticTokens: boo
 export function renderLanding(options: LandingOptions): string {
   const { publicUrl, stats, authRequired = false, oauth = false, staticTokens = !oauth, tools = TOOLS.map((t) => t.listing) } = options;
   const { name = pkg.name, version = pkg.version } = options;
-  const url = mcpUrl(publicUrl);
+  const url = mcpResourceUrl(publicUrl);
   const current = stats();
   const size = current
     ? `${current.documents} documents, ${current.chunks} chunks`

@@ -9,10 +9,10 @@ import { Hono } from 'hono';
 import { etag, RETAINED_304_HEADERS } from 'hono/etag';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerIdentity } from '../../mcp/server-identity.js';
-import { mcpUrl } from './landing.js';
+import { mcpResourceUrl, SERVER_PATHS } from '../../server-paths.js';
 
 /** Where the card is served; the path Smithery scans. */
-export const SERVER_CARD_PATH = '/.well-known/mcp/server-card.json';
+export const SERVER_CARD_PATH = SERVER_PATHS.serverCard;
 
 /** The draft's media type; answered when the client asks for it, else plain JSON. */
 export const SERVER_CARD_MEDIA_TYPE = 'application/mcp-server-card+json';
@@ -59,7 +59,7 @@ export function buildServerCard(options: ServerCardOptions): Record<string, unkn
     remotes: [
       {
         type: 'streamable-http',
-        url: mcpUrl(publicUrl),
+        url: mcpResourceUrl(publicUrl),
         ...(authorization.type === 'bearer' ? { headers: [bearerHeader] } : {}),
         supportedProtocolVersions: [...protocolVersions],
       },

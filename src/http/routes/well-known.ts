@@ -1,6 +1,7 @@
 // RFC 9728 protected resource metadata: tells an MCP client which authorization server issues tokens
 // for this server, and under which resource identifier (RFC 8707) to ask for them.
 import type { Handler } from 'hono';
+import { SERVER_PATHS } from '../../server-paths.js';
 
 export interface ProtectedResourceMetadataOptions {
   /** Canonical resource URL of the MCP endpoint, e.g. `https://docs.example.com/mcp` (PUBLIC_URL + '/mcp'). */
@@ -20,7 +21,7 @@ export interface ProtectedResourceMetadataOptions {
 export function protectedResourceMetadataUrl(resource: string): string {
   const url = new URL(resource);
   const path = url.pathname === '/' ? '' : url.pathname;
-  return `${url.origin}/.well-known/oauth-protected-resource${path}${url.search}`;
+  return `${url.origin}${SERVER_PATHS.protectedResourceMetadata}${path}${url.search}`;
 }
 
 /**
@@ -29,7 +30,7 @@ export function protectedResourceMetadataUrl(resource: string): string {
  * 2025-03-26 era and some connectors probe at the root.
  */
 export function protectedResourceMetadataPaths(resource: string): string[] {
-  const paths = new Set([new URL(protectedResourceMetadataUrl(resource)).pathname, '/.well-known/oauth-protected-resource']);
+  const paths = new Set([new URL(protectedResourceMetadataUrl(resource)).pathname, SERVER_PATHS.protectedResourceMetadata]);
   return [...paths];
 }
 

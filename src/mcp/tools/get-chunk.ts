@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { chunkId as makeChunkId, parseChunkId } from '../../search/chunk-id.js';
 import type { SearchIndex } from '../../search/search-index.js';
 import { defineTool } from './define-tool.js';
 import { suggestionSentence } from './closest-sources.js';
@@ -29,16 +30,15 @@ export type GetChunkOutput = z.output<typeof output>;
 
 /** Why `chunkId` is not in the index, in words the caller can act on. */
 export function explainUnknownChunk(chunkId: string, index: SearchIndex): ToolError {
-  const hash = chunkId.lastIndexOf('#');
-  const source = hash >= 0 ? chunkId.slice(0, hash) : chunkId;
-  const ordinal = hash >= 0 ? chunkId.slice(hash + 1) : '';
-  if (hash < 0 || !/^(0|[1-9][0-9]*)$/.test(ordinal)) {
+  const parsed = parseChunkId(chunkId);
+  if (parsed === undefined) {
     return new ToolError(
       'malformed_chunk_id',
       `chunk_id "${chunkId}" is not of the form <source>#<n>, e.g. "guides/deploy.md#0". ` +
         'Take chunk ids from search_documents results or from prev_chunk_id/next_chunk_id.',
     );
   }
+  const { source } = parsed;
   const document = index.getDocument(source);
   if (!document) {
     return new ToolError(
@@ -51,7 +51,7 @@ export function explainUnknownChunk(chunkId: string, index: SearchIndex): ToolEr
   return new ToolError(
     'unknown_chunk',
     `unknown chunk_id "${chunkId}": ${source} has ${count} chunk${count === 1 ? '' : 's'}` +
-      (count > 0 ? ` (${source}#0 to ${source}#${count - 1})` : '') +
+      (count > 0 ? ` (${makeChunkId(source, 0)} to ${makeChunkId(source, count - 1)})` : '') +
       '. Use an id in that range, or read the document with get_document.',
   );
 }
