@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { availableCpus } from '../available-cpus.js';
 import { ConfigError } from './config-error.js';
 import { loadConfig } from './load-config.js';
+import { problemsOf } from '../../test/support/config-problems.js';
 import { DEFAULT_TOOL_LIMITS, resolveToolLimits, TOOL_LIMIT_RANGES } from '../mcp/tools/tool-limits.js';
 
 describe('config', () => {
@@ -114,14 +115,6 @@ describe('config', () => {
     });
 
     it('refuses a provider URL that carries a user name, password or query string, and never quotes them', () => {
-      const problemsOf = (env: Record<string, string>): readonly string[] => {
-        try {
-          loadConfig(env);
-        } catch (e) {
-          return (e as ConfigError).problems;
-        }
-        return [];
-      };
       const withPassword = problemsOf({ EMBEDDINGS_URL: 'https://alice:S3CRET-PW@api.example.com/v1', EMBEDDINGS_MODEL: 'm' });
       expect(withPassword).toEqual([expect.stringMatching(/^EMBEDDINGS_URL="https:\/\/…@api\.example\.com\/v1": must not carry a user name or password; put the key in/)]);
       const withQuery = problemsOf({ RERANK_URL: 'https://rerank.example.com/v1?key=QS-SECRET' });
@@ -133,14 +126,6 @@ describe('config', () => {
     });
 
     it('refuses an http provider URL on a host that is not loopback while its API key is set, naming the variables and never the key, unless ALLOW_HTTP_PROVIDER_URL=true', () => {
-      const problemsOf = (env: Record<string, string>): readonly string[] => {
-        try {
-          loadConfig(env);
-        } catch (e) {
-          return (e as ConfigError).problems;
-        }
-        return [];
-      };
       const keyed = {
         EMBEDDINGS_URL: 'http://embed.example.com/v1',
         EMBEDDINGS_MODEL: 'm',
