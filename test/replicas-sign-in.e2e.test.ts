@@ -20,8 +20,10 @@ import { cleanUpSpawnedServers, spawnServer } from './support/spawned-server.js'
 
 const LOOPBACK = '127.0.0.1';
 const UPSTREAM_CLIENT = { id: 'corpus-upstream', secret: 'upstream-secret' };
-/** Short, so the test can wait it out; long enough that a replay right after the rotation is inside it on a loaded machine. */
+/** Short, so the test can wait it out; a step that misses it on a loaded machine is started again. */
 const GRACE_SECONDS = 3;
+/** How many times the rotate-and-replay step is started again when a loaded machine missed the window. */
+const MAX_WINDOW_ATTEMPTS = 5;
 const A = 0;
 const B = 1;
 
@@ -148,34 +150,43 @@ describe('team sign-in across two replicas sharing PostgreSQL', { timeout: 90_00
     }
   });
 
-  it('honours on B a refresh token rotated on A inside the grace window, and after it revokes the whole grant on both replicas', async () => {
-    const grant = await authorize(replicas.only(A));
-    const { body: original } = await redeem(replicas.only(A), grant);
-    const client = grant.client;
+  it('honours on B a refresh token rotated on A inside the grace window, and after it revokes the whole grant on both replicas', { timeout: 240_000 }, async () => {
+    // "Inside the window" is measured from before the rotation is sent to after B answers, so it can only
+    // overstate the time the server saw. When a loaded machine took longer than the window, the step
+    // proves nothing about the window and is run again on a new grant, whatever B answered.
+    let step: { client: Registered; original: TokenResponse; rotated: TokenResponse; retried: TokenResponse; rotatedBy: number } | undefined;
+    for (let attempt = 1; step === undefined && attempt <= MAX_WINDOW_ATTEMPTS; attempt++) {
+      const grant = await authorize(replicas.only(A));
+      const { body: original } = await redeem(replicas.only(A), grant);
+      const startedAt = Date.now();
+      const rotated = await refresh(replicas.only(A), grant.client, original);
+      const rotatedBy = Date.now();
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.refresh_token).not.toBe(original.refresh_token);
 
-    const rotatedAt = Date.now();
-    const rotated = await refresh(replicas.only(A), client, original);
-    expect(rotated.status).toBe(200);
-    expect(rotated.body.refresh_token).not.toBe(original.refresh_token);
-
-    // Inside the window: B sees A's rotation (from the store) as recent and answers with tokens of its own.
-    const retried = await refresh(replicas.only(B), client, original);
-    expect(Date.now() - rotatedAt).toBeLessThan(GRACE_SECONDS * 1000); // else the machine was too slow for this window
-    expect(replicas.lastServedBy()).toBe(B);
-    expect(retried.status).toBe(200);
-    expect(retried.body.refresh_token).not.toBe(rotated.body.refresh_token);
-    for (const tokens of [rotated.body, retried.body]) expect(await accessOnEach(replicas, tokens.access_token!)).toEqual([200, 200]);
+      // Inside the window: B sees A's rotation (from the store) as recent and answers with tokens of its own.
+      const retried = await refresh(replicas.only(B), grant.client, original);
+      expect(replicas.lastServedBy()).toBe(B);
+      if (Date.now() - startedAt >= GRACE_SECONDS * 1000) continue; // the window was missed: start the step again
+      expect(retried.status).toBe(200);
+      step = { client: grant.client, original, rotated: rotated.body, retried: retried.body, rotatedBy };
+    }
+    if (step === undefined) throw new Error(`a rotation and its replay never fitted in ${GRACE_SECONDS} s in ${MAX_WINDOW_ATTEMPTS} attempts`);
+    const { client, original, rotated, retried, rotatedBy } = step;
+    expect(retried.refresh_token).not.toBe(rotated.refresh_token);
+    for (const tokens of [rotated, retried]) expect(await accessOnEach(replicas, tokens.access_token!)).toEqual([200, 200]);
 
     // After the window: the old token is taken as stolen, on B, and the grant ends everywhere.
-    await sleep(rotatedAt + GRACE_SECONDS * 1000 + 500 - Date.now());
+    // Counted from when the rotation's answer arrived, so the server's window has surely closed.
+    await sleep(rotatedBy + GRACE_SECONDS * 1000 + 500 - Date.now());
     const replayed = await refresh(replicas.only(B), client, original);
     expect(replayed.status).toBe(400);
     expect(replayed.body.error).toBe('invalid_grant');
-    for (const [slot, tokens] of [[A, rotated.body], [B, retried.body], [B, rotated.body], [A, retried.body]] as const) {
+    for (const [slot, tokens] of [[A, rotated], [B, retried], [B, rotated], [A, retried]] as const) {
       const newest = await refresh(replicas.only(slot), client, tokens);
       expect(newest.body.error).toBe('invalid_grant');
     }
-    for (const tokens of [original, rotated.body, retried.body]) expect(await accessOnEach(replicas, tokens.access_token!)).toEqual([401, 401]);
+    for (const tokens of [original, rotated, retried]) expect(await accessOnEach(replicas, tokens.access_token!)).toEqual([401, 401]);
   });
 });
 
