@@ -37,7 +37,7 @@ export async function checkSnapshot(job: IndexJob, { readTouched = true }: { rea
   if (job.indexFile === undefined) return { refused: { code: 'missing', reason: 'no snapshot file is configured' } };
   const timings: Record<string, number> = {};
   try {
-    const bytes = await timer(timings)('snapshotCheckMs', () => checkedSnapshot(job, job.indexFile as string, readTouched));
+    const bytes = await timer(timings)('snapshotCheckMs', () => checkedSnapshot(job, job.indexFile as string, readTouched, timings));
     return { result: { bytes, origin: 'snapshot', timings } };
   } catch (error) {
     if (error instanceof UnreadFileError) return { undecided: error.message };
@@ -46,9 +46,12 @@ export async function checkSnapshot(job: IndexJob, { readTouched = true }: { rea
   }
 }
 
-/** The snapshot's bytes when it is intact and matches; else throws a `SnapshotRefusal` saying why. */
-async function checkedSnapshot(job: IndexJob, path: string, readTouched: boolean): Promise<Uint8Array> {
-  const { bytes, header } = readSnapshotFile(path);
+/**
+ * The snapshot's bytes when it is intact and matches; else throws a `SnapshotRefusal` saying why.
+ * Records the read, checksum and manifest check (the corpus files' `stat` calls) in `timings`.
+ */
+async function checkedSnapshot(job: IndexJob, path: string, readTouched: boolean, timings: Record<string, number>): Promise<Uint8Array> {
+  const { bytes, header } = readSnapshotFile(path, timings);
   if (header.engine !== job.engine) {
     throw new SnapshotRefusal('foreign_version', `snapshot ${path} was written by engine ${header.engine}, this is ${job.engine}`);
   }
@@ -56,13 +59,15 @@ async function checkedSnapshot(job: IndexJob, path: string, readTouched: boolean
   if (changed.length > 0) throw new SnapshotRefusal('options_changed', `snapshot ${path} was built with other index options (${changed.join(', ')})`);
   const section = snapshotSection(bytes, header, MANIFEST_SECTION);
   let manifest: Manifest;
+  const parseStarted = performance.now();
   try {
     manifest = JSON.parse(new TextDecoder().decode(section)) as Manifest;
+    timings.manifestParseMs = Math.round(performance.now() - parseStarted);
     if (!Array.isArray(manifest)) throw new TypeError('not a list');
   } catch {
     throw new SnapshotRefusal('corrupt', `snapshot ${path} has no readable manifest of the corpus`);
   }
-  const difference = await manifestDifference(manifest, job.corpusRoot, maxFileBytesOf(job), { readTouched });
+  const difference = await timer(timings)('manifestMs', () => manifestDifference(manifest, job.corpusRoot, maxFileBytesOf(job), { readTouched }));
   if (difference !== undefined) throw new SnapshotRefusal('corpus_changed', `the corpus changed since snapshot ${path} was written: ${difference}`);
   return bytes;
 }

@@ -113,11 +113,14 @@ export async function writeSnapshotFileInPieces(path: string, pieces: Iterable<U
  * Reads the snapshot at `path` and checks that it is whole and intact: magic, layout, length,
  * digest. Returns the encoded index (without the digest) and its header. Throws a `SnapshotRefusal`.
  * Whether it matches the corpus, options and engine is for the caller to check against the header.
+ * Records in `timings` how long the read (`readMs`) and the checksum (`checksumMs`) took.
  */
-export function readSnapshotFile(path: string): { bytes: Uint8Array; header: SnapshotHeader } {
+export function readSnapshotFile(path: string, timings: Record<string, number> = {}): { bytes: Uint8Array; header: SnapshotHeader } {
   let file: Buffer;
+  let started = performance.now();
   try {
     file = readFileSync(path);
+    timings.readMs = Math.round(performance.now() - started);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new SnapshotRefusal('missing', `no snapshot at ${path} yet`);
@@ -135,7 +138,9 @@ export function readSnapshotFile(path: string): { bytes: Uint8Array; header: Sna
   if (file.length < expected) throw new SnapshotRefusal('truncated', `snapshot ${path} is truncated: ${file.length} bytes of ${expected}`);
   if (file.length > expected) throw new SnapshotRefusal('corrupt', `snapshot ${path} has ${file.length - expected} bytes past its end`);
   const bytes = file.subarray(0, header.totalBytes);
+  started = performance.now();
   const digest = createHash('sha256').update(bytes).digest();
+  timings.checksumMs = Math.round(performance.now() - started);
   if (!digest.equals(file.subarray(header.totalBytes))) {
     throw new SnapshotRefusal('corrupt', `snapshot ${path} fails its checksum (SHA-256): the file was damaged or edited`);
   }
