@@ -183,7 +183,7 @@ async function main(): Promise<void> {
     'snapshot (MiB)',
     'process start + modules → /healthz 200 (ms)',
     'check worker: read (ms)',
-    'check worker: SHA-256 (ms)',
+    'SHA-256 (ms; in the check worker, or beside it on the main thread)',
     'check worker: manifest JSON (ms)',
     'check worker: manifest stat calls (ms)',
     'check worker: total (ms)',
