@@ -11,16 +11,13 @@
 //   npm run bench:boot                          # ×4, 60 s of load
 //   npm run bench:boot -- --copies 1 --duration 20 --clients 8
 //   npm run bench:boot -- --node-args "--max-old-space-size=4096"   # compare against another heap cap
-import { execFileSync, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { readClaims, readScifactDocs, table, writeCorpusFolder } from './lib/scifact.js';
+import { bootServer, connect, mib, ms, rssOf, stopServer } from './lib/server-process.js';
 
 const root = resolve(import.meta.dirname, '..');
 const argv = process.argv.slice(2);
@@ -33,141 +30,8 @@ const durationS = Number(option('duration', '60'));
 const clients = Number(option('clients', '8'));
 const extraNodeArgs = option('node-args', '').split(' ').filter((a) => a !== '');
 
-const mib = (bytes: number): string => (bytes / 1024 / 1024).toFixed(0);
-const ms = (value: number): string => value.toFixed(0);
-
-/**
- * CPU seconds (user + system, all threads) the process has used, its finished children (the build
- * process) included, from /proc: load-independent.
- */
-function cpuSecondsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
-}
-
-function rssOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
-  return Number(kb) * 1024;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-interface Boot {
-  child: ChildProcess;
-  port: number;
-  readyMs: number;
-  firstHealthzMs: number;
-  healthzMaxMs: number;
-  healthzCount: number;
-  origin: string;
-  rssReady: number;
-  rssSettled: number;
-  cpuReady: number;
-  /** The slowest /healthz of as many polls once ready: what this machine's load alone costs. */
-  healthzIdleMaxMs: number;
-  log: string;
-}
-
-/** Starts the server as `npm start` does (after the build), and polls until /readyz is 200. */
-async function boot(corpusDir: string, indexFile: string): Promise<Boot> {
-  const port = await freePort();
-  const nodeArgs = execFileSync(process.execPath, [join(root, 'dist/src/node-args.js')], {
-    env: { ...process.env, CORPUS_DIR: corpusDir },
-    encoding: 'utf8',
-  })
-    .trim()
-    .split(' ')
-    .filter((a) => a !== '');
-  const started = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, ...extraNodeArgs, join(root, 'dist/src/main.js')], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', CORPUS_DIR: corpusDir, INDEX_FILE: indexFile, PORT: String(port), LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let log = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
-  const base = `http://127.0.0.1:${port}`;
-  let firstHealthzMs = -1;
-  let healthzMaxMs = 0;
-  let healthzCount = 0;
-  let ready = false;
-  // /healthz every 20 ms, each answer timed, until /readyz says ready.
-  const poller = (async () => {
-    while (!ready) {
-      const sent = performance.now();
-      try {
-        const response = await fetch(`${base}/healthz`);
-        await response.arrayBuffer();
-        const took = performance.now() - sent;
-        if (response.status === 200) {
-          if (firstHealthzMs < 0) firstHealthzMs = performance.now() - started;
-          healthzMaxMs = Math.max(healthzMaxMs, took);
-          healthzCount += 1;
-        }
-      } catch {
-        // not listening yet
-      }
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
-  let readyMs = 0;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}:\n${log}`);
-    try {
-      const response = await fetch(`${base}/readyz`);
-      if (response.status === 200) {
-        readyMs = performance.now() - started;
-        await response.arrayBuffer();
-        break;
-      }
-      await response.arrayBuffer();
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  ready = true;
-  await poller;
-  const cpuReady = cpuSecondsOf(child.pid!);
-  const rssReady = rssOf(child.pid!);
-  let healthzIdleMaxMs = 0;
-  for (let i = 0; i < Math.min(healthzCount, 100); i += 1) {
-    const sent = performance.now();
-    await (await fetch(`${base}/healthz`)).arrayBuffer();
-    healthzIdleMaxMs = Math.max(healthzIdleMaxMs, performance.now() - sent);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  await new Promise((r) => setTimeout(r, 2000));
-  const rssSettled = rssOf(child.pid!);
-  const origin = /"origin":"(\w+)"/.exec(log)?.[1] ?? '?';
-  return { child, port, readyMs, firstHealthzMs, healthzMaxMs, healthzCount, origin, rssReady, rssSettled, cpuReady, healthzIdleMaxMs, log };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-async function connect(port: number): Promise<Client> {
-  const client = new Client({ name: 'bench-boot', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
-  return client;
-}
-
 async function searchAll(port: number, queries: readonly string[]): Promise<string[]> {
-  const client = await connect(port);
+  const client = await connect(port, 'bench-boot');
   const out: string[] = [];
   for (const query of queries) {
     const result = (await client.callTool({ name: 'search_documents', arguments: { query, top_k: 10 } })) as CallToolResult;
@@ -186,10 +50,10 @@ async function main(): Promise<void> {
   const machine = `${(await import('node:os')).cpus().length} cores, load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`;
   console.log(`# bench:boot — SciFact ×${copies} (${corpusDir}), ${machine}\n`);
 
-  const fresh = await boot(corpusDir, indexFile);
+  const fresh = await bootServer({ root, corpusDir, indexFile, extraNodeArgs });
   const freshResults = await searchAll(fresh.port, claims.slice(0, 200));
-  await stop(fresh.child);
-  const fromSnapshot = await boot(corpusDir, indexFile);
+  await stopServer(fresh.child);
+  const fromSnapshot = await bootServer({ root, corpusDir, indexFile, extraNodeArgs });
   const snapshotResults = await searchAll(fromSnapshot.port, claims.slice(0, 200));
   const identical = freshResults.every((r, i) => r === snapshotResults[i]);
   const snapshotBytes = Number(readFileSync(indexFile).length);
@@ -225,7 +89,7 @@ async function main(): Promise<void> {
   console.log(`\nsnapshot file: ${mib(snapshotBytes)} MiB; search_documents on ${freshResults.length} claims: ${identical ? 'identical' : 'DIFFERENT'} results from the snapshot and the fresh build`);
 
   // Load: `clients` sessions, each calling search_documents back to back over the claims.
-  const sessions = await Promise.all(Array.from({ length: clients }, () => connect(fromSnapshot.port)));
+  const sessions = await Promise.all(Array.from({ length: clients }, () => connect(fromSnapshot.port, 'bench-boot')));
   let calls = 0;
   let failures = 0;
   let running = true;
@@ -260,7 +124,7 @@ async function main(): Promise<void> {
     `\n${calls} calls (${(calls / seconds).toFixed(0)}/s), ${failures} failed; RSS max ${mib(Math.max(...rss))} MiB; ` +
       `second half ${mib(Math.min(...half))}–${mib(Math.max(...half))} MiB (drift ${mib(Math.max(...half) - Math.min(...half))} MiB)`,
   );
-  await stop(fromSnapshot.child);
+  await stopServer(fromSnapshot.child);
   rmSync(indexFile, { force: true });
 }
 

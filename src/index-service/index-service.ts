@@ -125,11 +125,20 @@ export class IndexService {
     try {
       const result = await this.#run(this.#job);
       const decodeStarted = performance.now();
-      const { index, header } = await decodeYielding(result.bytes);
+      const decodeTimings: Record<string, number> = {};
+      const { index, header } = await decodeYielding(result.bytes, decodeTimings);
       const meta = (header.meta ?? { skipped: [], warnings: [] }) as SnapshotMeta;
       const { generation } = this.#sink.set({ index, skipped: meta.skipped });
       this.#generation = generation;
-      const timings = { ...result.timings, decodeMs: Math.round(performance.now() - decodeStarted) };
+      // `bytesAtMs` and `readyAtMs`: when the bytes arrived and the index was served, in ms since the
+      // process started (performance.timeOrigin), so a boot profile can place them.
+      const timings = {
+        ...result.timings,
+        ...decodeTimings,
+        decodeMs: Math.round(performance.now() - decodeStarted),
+        bytesAtMs: Math.round(decodeStarted),
+        readyAtMs: Math.round(performance.now()),
+      };
       if (result.refused !== undefined && result.refused.code !== 'missing') {
         this.#logger.warn({ snapshot_refused: result.refused.code, reason: result.refused.reason }, 'index snapshot not used; rebuilt from the corpus');
       }
@@ -181,8 +190,8 @@ export class IndexService {
 }
 
 /** Decodes on this thread, yielding to the event loop between steps so requests keep flowing. */
-async function decodeYielding(bytes: Uint8Array) {
-  const steps = decodeIndexSnapshotSteps(bytes);
+async function decodeYielding(bytes: Uint8Array, timings: Record<string, number>) {
+  const steps = decodeIndexSnapshotSteps(bytes, timings);
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;

@@ -39,10 +39,22 @@ describe('produceIndex', () => {
     expect(result.origin).toBe('snapshot');
     const file = await readFile(job.indexFile as string);
     // The bytes are the file's, less its 32-byte digest: handed over from the worker, not rebuilt, and
-    // in the very buffer the worker read the file into (transferred, not copied).
+    // in the very buffer the worker read the file into (shared, not copied).
     expect(Buffer.from(result.bytes).equals(file.subarray(0, file.length - 32))).toBe(true);
     expect(result.bytes.buffer.byteLength).toBe(file.length);
     expect(sourcesOf(result.bytes)).toEqual(SAMPLE_SOURCES);
+  });
+
+  it('never serves a snapshot whose bytes were damaged after it was written: the checksum refuses it and the build runs', async () => {
+    const file = await readFile(job.indexFile as string);
+    // One byte of the document texts, near the end: the header and every section still read.
+    file[file.length - 40] = (file[file.length - 40] as number) ^ 0x20;
+    await writeFile(job.indexFile as string, file);
+    await expect(checkSnapshotInWorker(job)).resolves.toMatchObject({ refused: { code: 'corrupt', reason: expect.stringMatching(/fails its checksum/) } });
+    const build = vi.fn((next: IndexJob) => runIndexJob(next));
+    const result = await produceIndex(job, { build });
+    expect(build).toHaveBeenCalledTimes(1);
+    expect(result).toMatchObject({ origin: 'build', refused: { code: 'corrupt' } });
   });
 
   it('builds once when the snapshot is refused, telling the build why', async () => {

@@ -1,6 +1,8 @@
 // How the server produces its first index. The snapshot file is checked in a worker thread
 // (snapshot-check-worker.ts), started before the server loads its own modules (main.ts), and its bytes
-// are handed over without a copy. The worker reads no corpus file: when only a file's bytes could tell
+// are shared, not copied: the worker sends them as soon as they are read, and this thread hashes them
+// in slices while the worker checks the corpus, so the checksum and the corpus check run on two
+// cores. The bytes are handed on only once both pass: a damaged file is never served. The worker reads no corpus file: when only a file's bytes could tell
 // whether it changed (a new modification time, the same size), or when the worker itself fails, it
 // leaves the decision to the build process, which checks fully and builds when it must (as every
 // reload does: run-in-child.ts). A refused snapshot goes to the build process with the reason, so it
@@ -10,11 +12,16 @@ import { entryFile } from '../entry-file.js';
 import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import { runInChild } from './run-in-child.js';
 import { needsSnapshotCheck } from './snapshot-check.js';
+import { checksumRefusal, verifySnapshotDigest } from './snapshot-file.js';
 import type { SnapshotCheck } from './snapshot-check.js';
 
-/** What the check worker answers: the snapshot's buffer (transferred) or the check's other outcomes. */
+/**
+ * What the check worker sends: first the snapshot's bytes (shared) and the digest they must hash to
+ * once the file is found whole, then that it matches (`ok`) or the check's other outcomes.
+ */
 export type SnapshotCheckReply =
-  | { ok: { buffer: ArrayBuffer; byteOffset: number; byteLength: number; timings: Record<string, number> } }
+  | { read: { buffer: SharedArrayBuffer; byteOffset: number; byteLength: number; digest: Uint8Array } }
+  | { ok: { timings: Record<string, number> } }
   | Exclude<SnapshotCheck, { result: IndexJobResult }>
   | { failed: string };
 
@@ -39,6 +46,10 @@ export function checkSnapshotInWorker(job: IndexJob): Promise<SnapshotCheck> {
       resolve(check);
     };
     const failed = (why: string): void => settle({ undecided: `the snapshot check in a worker thread failed (${why})` });
+    // The checksum, computed here from the moment the bytes arrive.
+    let read: { bytes: Uint8Array; verified: Promise<boolean> } | undefined;
+    let checksumMs = 0;
+    let answered = false;
     let thread: Worker;
     try {
       thread = workerScript !== undefined ? new Worker(workerScript, { eval: true, workerData: job }) : new Worker(worker.url, { workerData: job });
@@ -46,10 +57,27 @@ export function checkSnapshotInWorker(job: IndexJob): Promise<SnapshotCheck> {
       failed(error instanceof Error ? error.message : String(error));
       return;
     }
-    thread.once('message', (reply: SnapshotCheckReply) => {
+    thread.on('message', (reply: SnapshotCheckReply) => {
+      if ('read' in reply) {
+        const { buffer, byteOffset, byteLength, digest } = reply.read;
+        const bytes = new Uint8Array(buffer, byteOffset, byteLength);
+        const started = performance.now();
+        const verified = verifySnapshotDigest(bytes, digest, () => settled).then((intact) => {
+          checksumMs = Math.round(performance.now() - started);
+          return intact;
+        });
+        read = { bytes, verified };
+        return;
+      }
+      answered = true;
       if ('ok' in reply) {
-        const { buffer, byteOffset, byteLength, timings } = reply.ok;
-        settle({ result: { bytes: new Uint8Array(buffer, byteOffset, byteLength), origin: 'snapshot', timings } });
+        const { timings } = reply.ok;
+        if (read === undefined) return failed('it found the snapshot matching without sending its bytes');
+        const { bytes, verified } = read;
+        void verified.then((intact) => {
+          if (!intact) return settle({ refused: { code: 'corrupt', reason: checksumRefusal(job.indexFile as string).message } });
+          settle({ result: { bytes, origin: 'snapshot', timings: { ...timings, checksumMs } } });
+        }, (error: unknown) => failed(error instanceof Error ? error.message : String(error)));
       } else if ('failed' in reply) {
         failed(reply.failed);
       } else {
@@ -57,7 +85,9 @@ export function checkSnapshotInWorker(job: IndexJob): Promise<SnapshotCheck> {
       }
     });
     thread.once('error', (error) => failed(error.message));
-    thread.once('exit', (code) => failed(`it ended with code ${code} before answering`));
+    thread.once('exit', (code) => {
+      if (!answered) failed(`it ended with code ${code} before answering`);
+    });
   });
 }
 

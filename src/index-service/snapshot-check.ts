@@ -11,8 +11,8 @@ import { decodeManifest, ManifestFormatError, manifestDifference, UnreadFileErro
 import type { Manifest } from './corpus-manifest.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../corpus/read-document.js';
 import type { IndexJob, IndexJobResult } from './index-job-spec.js';
-import { readSnapshotFile, SnapshotRefusal } from './snapshot-file.js';
-import type { SnapshotRefusalReport } from './snapshot-file.js';
+import { readSnapshotFile, readSnapshotFileUnverified, SnapshotRefusal } from './snapshot-file.js';
+import type { SnapshotRefusalReport, UnverifiedSnapshot } from './snapshot-file.js';
 import { timer } from './timer.js';
 
 /** The snapshot section that holds the manifest of the corpus it was built from. */
@@ -34,11 +34,22 @@ export function maxFileBytesOf(job: IndexJob): number {
  */
 export type SnapshotCheck = { result: IndexJobResult } | { refused: SnapshotRefusalReport } | { undecided: string };
 
-export async function checkSnapshot(job: IndexJob, { readTouched = true }: { readTouched?: boolean } = {}): Promise<SnapshotCheck> {
+export interface CheckSnapshotOptions {
+  /** False: read no corpus file, answer `undecided` where only a file's bytes could tell. */
+  readTouched?: boolean;
+  /**
+   * Given: the file is read into shared memory and handed to `onRead` as soon as it is found whole,
+   * and its checksum is left to the caller (`verifySnapshotDigest`), who must not serve the bytes
+   * before it passes; the check goes on with the engine, options and corpus meanwhile.
+   */
+  onRead?: (snapshot: UnverifiedSnapshot) => void;
+}
+
+export async function checkSnapshot(job: IndexJob, { readTouched = true, onRead }: CheckSnapshotOptions = {}): Promise<SnapshotCheck> {
   if (job.indexFile === undefined) return { refused: { code: 'missing', reason: 'no snapshot file is configured' } };
   const timings: Record<string, number> = {};
   try {
-    const bytes = await timer(timings)('snapshotCheckMs', () => checkedSnapshot(job, job.indexFile as string, readTouched));
+    const bytes = await timer(timings)('snapshotCheckMs', () => checkedSnapshot(job, job.indexFile as string, readTouched, timings, onRead));
     return { result: { bytes, origin: 'snapshot', timings } };
   } catch (error) {
     if (error instanceof UnreadFileError) return { undecided: error.message };
@@ -47,9 +58,26 @@ export async function checkSnapshot(job: IndexJob, { readTouched = true }: { rea
   }
 }
 
-/** The snapshot's bytes when it is intact and matches; else throws a `SnapshotRefusal` saying why. */
-async function checkedSnapshot(job: IndexJob, path: string, readTouched: boolean): Promise<Uint8Array> {
-  const { bytes, header } = readSnapshotFile(path);
+/**
+ * The snapshot's bytes when it is intact and matches; else throws a `SnapshotRefusal` saying why.
+ * Records the read, checksum and manifest check (the corpus files' `stat` calls) in `timings`.
+ */
+async function checkedSnapshot(
+  job: IndexJob,
+  path: string,
+  readTouched: boolean,
+  timings: Record<string, number>,
+  onRead: CheckSnapshotOptions['onRead'],
+): Promise<Uint8Array> {
+  let bytes: Uint8Array;
+  let header: SnapshotHeader;
+  if (onRead !== undefined) {
+    const snapshot = readSnapshotFileUnverified(path, { shared: true, timings });
+    ({ bytes, header } = snapshot);
+    onRead(snapshot);
+  } else {
+    ({ bytes, header } = readSnapshotFile(path, timings));
+  }
   if (header.engine !== job.engine) {
     throw new SnapshotRefusal('foreign_version', `snapshot ${path} was written by engine ${header.engine}, this is ${job.engine}`);
   }
@@ -57,13 +85,15 @@ async function checkedSnapshot(job: IndexJob, path: string, readTouched: boolean
   if (changed.length > 0) throw new SnapshotRefusal('options_changed', `snapshot ${path} was built with other index options (${changed.join(', ')})`);
   const section = snapshotSection(bytes, header, MANIFEST_SECTION);
   let manifest: Manifest;
+  const parseStarted = performance.now();
   try {
     manifest = decodeManifest(section);
+    timings.manifestParseMs = Math.round(performance.now() - parseStarted);
   } catch (error) {
     if (!(error instanceof ManifestFormatError)) throw error;
     throw new SnapshotRefusal(error.code === 'foreign' ? 'foreign_version' : 'corrupt', `snapshot ${path}: ${error.message}`);
   }
-  const difference = await manifestDifference(manifest, job.corpusRoot, maxFileBytesOf(job), { readTouched });
+  const difference = await timer(timings)('manifestMs', () => manifestDifference(manifest, job.corpusRoot, maxFileBytesOf(job), { readTouched }));
   if (difference !== undefined) throw new SnapshotRefusal('corpus_changed', `the corpus changed since snapshot ${path} was written: ${difference}`);
   return bytes;
 }

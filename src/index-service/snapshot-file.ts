@@ -3,7 +3,7 @@
 // Written to a temporary file beside the target and renamed over it, so a reader never sees half a
 // file and a crash mid-write leaves the previous snapshot in place.
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
@@ -142,15 +142,28 @@ export async function writeSnapshotFileInPieces(path: string, pieces: Iterable<U
   }
 }
 
+/** A snapshot file read and found whole (magic, layout, length), its checksum not yet compared. */
+export interface UnverifiedSnapshot {
+  /** The encoded index, without the digest. */
+  bytes: Uint8Array;
+  header: SnapshotHeader;
+  /** The SHA-256 the file ends with: what `bytes` must hash to. */
+  digest: Uint8Array;
+}
+
 /**
- * Reads the snapshot at `path` and checks that it is whole and intact: magic, layout, length,
- * digest. Returns the encoded index (without the digest) and its header. Throws a `SnapshotRefusal`.
- * Whether it matches the corpus, options and engine is for the caller to check against the header.
+ * Reads the snapshot at `path` and checks that it is whole: magic, layout, length. The digest is
+ * returned, not compared: `verifySnapshotDigest` (or `readSnapshotFile`) does that, and nothing may
+ * be served before it passes. With `shared`, the bytes are in a SharedArrayBuffer, so one thread can
+ * verify them while another decodes them. Records the read in `timings.readMs`. Throws a
+ * `SnapshotRefusal`.
  */
-export function readSnapshotFile(path: string): { bytes: Uint8Array; header: SnapshotHeader } {
-  let file: Buffer;
+export function readSnapshotFileUnverified(path: string, { shared = false, timings = {} }: { shared?: boolean; timings?: Record<string, number> } = {}): UnverifiedSnapshot {
+  let file: Uint8Array;
+  const started = performance.now();
   try {
-    file = readFileSync(path);
+    file = shared ? readShared(path) : readFileSync(path);
+    timings.readMs = Math.round(performance.now() - started);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new SnapshotRefusal('missing', `no snapshot at ${path} yet`);
@@ -167,10 +180,60 @@ export function readSnapshotFile(path: string): { bytes: Uint8Array; header: Sna
   const expected = header.totalBytes + DIGEST_BYTES;
   if (file.length < expected) throw new SnapshotRefusal('truncated', `snapshot ${path} is truncated: ${file.length} bytes of ${expected}`);
   if (file.length > expected) throw new SnapshotRefusal('corrupt', `snapshot ${path} has ${file.length - expected} bytes past its end`);
-  const bytes = file.subarray(0, header.totalBytes);
-  const digest = createHash('sha256').update(bytes).digest();
-  if (!digest.equals(file.subarray(header.totalBytes))) {
-    throw new SnapshotRefusal('corrupt', `snapshot ${path} fails its checksum (SHA-256): the file was damaged or edited`);
+  return { bytes: file.subarray(0, header.totalBytes), header, digest: file.subarray(header.totalBytes) };
+}
+
+/** The whole file in a SharedArrayBuffer. */
+function readShared(path: string): Uint8Array {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const bytes = new Uint8Array(new SharedArrayBuffer(size));
+    let at = 0;
+    while (at < size) {
+      const read = readSync(fd, bytes, at, size - at, at);
+      if (read === 0) break;
+      at += read;
+    }
+    return at === size ? bytes : bytes.subarray(0, at);
+  } finally {
+    closeSync(fd);
   }
+}
+
+/** The refusal of a snapshot whose bytes do not hash to its digest. */
+export function checksumRefusal(path: string): SnapshotRefusal {
+  return new SnapshotRefusal('corrupt', `snapshot ${path} fails its checksum (SHA-256): the file was damaged or edited`);
+}
+
+/**
+ * Whether `bytes` hash to `digest`, hashed in slices with a turn of the event loop between them, so a
+ * thread that verifies a large snapshot keeps answering requests. `cancelled()` stops it early (false).
+ */
+export async function verifySnapshotDigest(bytes: Uint8Array, digest: Uint8Array, cancelled: () => boolean = () => false): Promise<boolean> {
+  const hash = createHash('sha256');
+  for (let at = 0; at < bytes.length; at += VERIFY_SLICE_BYTES) {
+    if (cancelled()) return false;
+    hash.update(bytes.subarray(at, Math.min(bytes.length, at + VERIFY_SLICE_BYTES)));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return Buffer.from(digest).equals(hash.digest());
+}
+
+/** About 10 ms of SHA-256 on a small machine. */
+const VERIFY_SLICE_BYTES = 4 << 20;
+
+/**
+ * Reads the snapshot at `path` and checks that it is whole and intact: magic, layout, length,
+ * digest. Returns the encoded index (without the digest) and its header. Throws a `SnapshotRefusal`.
+ * Whether it matches the corpus, options and engine is for the caller to check against the header.
+ * Records in `timings` how long the read (`readMs`) and the checksum (`checksumMs`) took.
+ */
+export function readSnapshotFile(path: string, timings: Record<string, number> = {}): { bytes: Uint8Array; header: SnapshotHeader } {
+  const { bytes, header, digest } = readSnapshotFileUnverified(path, { timings });
+  const started = performance.now();
+  const actual = createHash('sha256').update(bytes).digest();
+  timings.checksumMs = Math.round(performance.now() - started);
+  if (!actual.equals(digest)) throw checksumRefusal(path);
   return { bytes, header };
 }

@@ -12,20 +12,20 @@
 //   …            sections, in the order and at the offsets the header lists
 //
 // Documents are stored generically: each document record minus its text as JSON, whatever fields it
-// has, so fields added to Document travel without a layout change. Texts are one UTF-8 blob and are
-// decoded per document when read, so a restored index holds them once, outside the JS heap.
+// has, so fields added to Document travel without a layout change. The records are one blob with an
+// offset per document, and the sources another, so a restored index parses a record only when it
+// reads that document (document-table.ts). Texts are one UTF-8 blob and are decoded per document
+// when read, so a restored index holds them once, outside the JS heap.
 // Sections the decoder does not know are skipped, which leaves room for optional data (e.g. vectors).
-import type { Document } from '../corpus/document.js';
 import { InvertedIndex, type InvertedIndexParts } from './inverted-index.js';
 import { SearchIndex, type SearchIndexParts } from './search-index.js';
+import { DocumentBytes, type ByteTable } from './document-table.js';
 import { resolveSearchOptions } from './search-options.js';
 import { CodedError } from '../coded-error.js';
 
 /** Bumped whenever the byte layout changes; a snapshot of another layout is refused. */
-export const SNAPSHOT_LAYOUT = 2;
+export const SNAPSHOT_LAYOUT = 3;
 const MAGIC = 'CORPUSIX';
-/** Document records per `documents.<k>` section: a few milliseconds of JSON.parse each. */
-const DOCUMENT_BATCH = 2000;
 const PREAMBLE_BYTES = 24;
 
 /** Why bytes are not a snapshot this code can read. */
@@ -84,19 +84,19 @@ export function encodeIndexSnapshot(index: SearchIndex, options: EncodeOptions):
   const texts = parts.documents.map((d) => encoder.encode(d.text));
   const textOffsets = new Float64Array(texts.length + 1);
   for (let d = 0; d < texts.length; d += 1) textOffsets[d + 1] = (textOffsets[d] as number) + (texts[d] as Uint8Array).length;
-  const records = parts.documents.map((document) => {
-    const { text: _text, ...record } = document;
-    return record;
-  });
+  const records = byteTable(
+    parts.documents.map((document) => {
+      const { text: _text, ...record } = document;
+      return encoder.encode(JSON.stringify(record));
+    }),
+  );
+  const sources = byteTable(parts.documents.map((document) => encoder.encode(document.source)));
   const inv = parts.inverted;
-  // Document records in batches (sections documents.0, documents.1, …): a decoder parses one batch
-  // per step, so no single step on the main thread parses the records of the whole corpus.
-  const batches: Array<[string, SectionType, ArrayBufferView]> = [];
-  for (let at = 0, k = 0; at < records.length || k === 0; at += DOCUMENT_BATCH, k += 1) {
-    batches.push([`documents.${k}`, 'u8', encoder.encode(JSON.stringify(records.slice(at, at + DOCUMENT_BATCH)))]);
-  }
   const payload: Array<[string, SectionType, ArrayBufferView]> = [
-    ...batches,
+    ['documentRecords', 'u8', records.blob],
+    ['documentRecordOffsets', 'f64', records.offsets],
+    ['sources', 'u8', sources.blob],
+    ['sourceOffsets', 'f64', sources.offsets],
     ['headings', 'u8', encoder.encode(JSON.stringify(parts.headings))],
     ['terms', 'u8', encoder.encode(JSON.stringify(inv.terms))],
     ['firstChunk', 'u32', parts.firstChunk],
@@ -116,7 +116,7 @@ export function encodeIndexSnapshot(index: SearchIndex, options: EncodeOptions):
     ['bodyLength', 'u32', inv.bodyLength],
   ];
   for (const [name, bytes] of Object.entries(options.extra ?? {})) {
-    if (payload.some(([known]) => known === name) || name === 'text' || name.startsWith('documents.')) throw new RangeError(`extra snapshot section "${name}" clashes with a built-in one`);
+    if (payload.some(([known]) => known === name) || name === 'text') throw new RangeError(`extra snapshot section "${name}" clashes with a built-in one`);
     payload.push([name, 'u8', bytes]);
   }
   const textBytes = textOffsets[texts.length] as number;
@@ -234,9 +234,16 @@ export interface DecodedSnapshot {
 /**
  * `decodeIndexSnapshot` cut into steps of a few tens of milliseconds each on a large corpus: the
  * caller may yield to its event loop at every `yield`, so a server decoding a new index keeps
- * answering. Returns the same result.
+ * answering. Returns the same result, and records in `timings` the work of each phase in ms.
  */
-export function* decodeIndexSnapshotSteps(input: Uint8Array): Generator<void, DecodedSnapshot, void> {
+export function* decodeIndexSnapshotSteps(input: Uint8Array, timings: Record<string, number> = {}): Generator<void, DecodedSnapshot, void> {
+  // Work done per phase, yields excluded (documentsMs, termsMs, invertedMs, searchIndexMs).
+  let phaseStarted = performance.now();
+  const phaseDone = (name: string): void => {
+    const now = performance.now();
+    timings[name] = Math.round((timings[name] ?? 0) + now - phaseStarted);
+    phaseStarted = now;
+  };
   const header = readSnapshotHeader(input);
   const bytes = input.byteOffset % 8 === 0 ? input : input.slice();
   const sectionOf = (name: string): SnapshotSection => {
@@ -262,18 +269,25 @@ export function* decodeIndexSnapshotSteps(input: Uint8Array): Generator<void, De
   const textOffsets = array('textOffsets', 'f64');
   const text = array('text', 'u8');
   const texts = new TextStore(text, textOffsets);
-  const documents: Document[] = [];
-  for (let k = 0; header.sections.some((s) => s.name === `documents.${k}`); k += 1) {
-    const batch = json<Array<Omit<Document, 'text'>>>(`documents.${k}`);
-    if (!Array.isArray(batch)) throw new SnapshotError('malformed', `snapshot section "documents.${k}" is not a list`);
-    for (const record of batch) documents.push(withLazyText(record, texts, documents.length));
-    yield;
+  let documents: DocumentBytes;
+  try {
+    documents = new DocumentBytes(
+      { blob: array('documentRecords', 'u8'), offsets: array('documentRecordOffsets', 'f64') },
+      { blob: array('sources', 'u8'), offsets: array('sourceOffsets', 'f64') },
+      (d) => texts.text(d),
+    );
+  } catch (error) {
+    if (error instanceof SnapshotError) throw error;
+    throw new SnapshotError('malformed', `snapshot documents are not readable (${error instanceof Error ? error.message : String(error)})`);
   }
   if (documents.length !== header.documents || textOffsets.length !== documents.length + 1 || textOffsets[documents.length] !== text.length) {
     throw new SnapshotError('malformed', 'snapshot documents and texts do not line up');
   }
+  phaseDone('documentsMs');
+  const terms = json<string[]>('terms');
+  phaseDone('termsMs');
   const inverted: InvertedIndexParts = {
-    terms: json<string[]>('terms'),
+    terms,
     idf: array('idf', 'f64'),
     postingStart: array('postingStart', 'u32'),
     postingChunk: array('postingChunk', 'u32'),
@@ -290,7 +304,9 @@ export function* decodeIndexSnapshotSteps(input: Uint8Array): Generator<void, De
   } catch (error) {
     throw new SnapshotError('malformed', `snapshot does not describe a consistent index (${error instanceof Error ? error.message : String(error)})`);
   }
+  phaseDone('invertedMs');
   yield;
+  phaseStarted = performance.now();
   try {
     const index = SearchIndex.fromParts({
       options: resolveSearchOptions(header.options),
@@ -304,6 +320,7 @@ export function* decodeIndexSnapshotSteps(input: Uint8Array): Generator<void, De
       inverted,
       buildSeconds: header.buildSeconds,
     }, invertedIndex);
+    phaseDone('searchIndexMs');
     return { index, header };
   } catch (error) {
     if (error instanceof SnapshotError) throw error;
@@ -311,9 +328,13 @@ export function* decodeIndexSnapshotSteps(input: Uint8Array): Generator<void, De
   }
 }
 
-/** A document whose `text` is decoded from the blob when read (and briefly cached). */
-function withLazyText(record: Omit<Document, 'text'>, texts: TextStore, d: number): Document {
-  return Object.defineProperty(record, 'text', { get: () => texts.text(d), enumerable: true, configurable: false }) as Document;
+/** `items` as one blob and the offset of each (plus the end). */
+function byteTable(items: readonly Uint8Array[]): ByteTable {
+  const offsets = new Float64Array(items.length + 1);
+  for (let i = 0; i < items.length; i += 1) offsets[i + 1] = (offsets[i] as number) + (items[i] as Uint8Array).length;
+  const blob = new Uint8Array(offsets[items.length] as number);
+  items.forEach((item, i) => blob.set(item, offsets[i] as number));
+  return { blob, offsets };
 }
 
 /**

@@ -9,6 +9,7 @@ import { makeSnippet, SnippetQuery } from './snippet.js';
 import { createTokenizer, type Tokenizer } from './tokenizer.js';
 import { TermIdList } from './term-id-list.js';
 import { Vocabulary } from './vocabulary.js';
+import { DocumentArray, indexOfSource, lowerBoundSource, type DocumentTable } from './document-table.js';
 
 export type { SearchIndexOptions } from './search-options.js';
 
@@ -88,20 +89,17 @@ export interface SearchOptions {
 const DEFAULT_TOP_K = 10;
 const MAX_TOP_K = 1000;
 
-interface DocumentRecord {
-  document: Document;
-  firstChunk: number;
-  chunkCount: number;
-}
-
 /**
  * A search index taken apart into plain data: what a snapshot stores. `SearchIndex.fromParts` puts it
  * back together without chunking or tokenizing anything.
  */
 export interface SearchIndexParts {
   options: ResolvedSearchOptions;
-  /** Sorted by source, each source once. `text` may be a getter that decodes on demand. */
-  documents: readonly Document[];
+  /**
+   * Sorted by source, each source once. `text` may be a getter that decodes on demand; a table
+   * (a snapshot's) may parse each document only when it is read.
+   */
+  documents: readonly Document[] | DocumentTable;
   /** Document d owns chunks `firstChunk[d] .. firstChunk[d + 1]`; length documents + 1. */
   firstChunk: Uint32Array;
   /** Offsets of each chunk in its document's text. */
@@ -127,11 +125,10 @@ export class SearchIndex {
   readonly #tokenizer: Tokenizer;
   readonly #index: InvertedIndex;
   readonly #scorer: QueryScorer;
-  readonly #records: readonly DocumentRecord[];
-  readonly #recordBySource: ReadonlyMap<string, number>;
-  readonly #list: readonly DocumentInfo[];
-  /** Sources in index order, for binary search of a path prefix. */
-  readonly #sources: readonly string[];
+  /** Sorted by source: binary search finds a source or a path prefix. */
+  readonly #documents: DocumentTable;
+  /** Built on the first listing, not at boot. */
+  #list: readonly DocumentInfo[] | undefined;
   readonly #firstChunk: Uint32Array;
   readonly #chunkRecord: Uint32Array;
   readonly #chunkPage: Uint32Array;
@@ -141,7 +138,8 @@ export class SearchIndex {
   readonly #chunkHeading: Uint32Array;
 
   private constructor(parts: SearchIndexParts, index: InvertedIndex) {
-    const { documents, firstChunk, chunkStart, chunkEnd, chunkPage, headings, chunkHeading } = parts;
+    const { firstChunk, chunkStart, chunkEnd, chunkPage, headings, chunkHeading } = parts;
+    const documents = Array.isArray(parts.documents) ? new DocumentArray(parts.documents as readonly Document[]) : (parts.documents as DocumentTable);
     const chunkCount = chunkStart.length;
     if (
       firstChunk.length !== documents.length + 1 ||
@@ -155,26 +153,17 @@ export class SearchIndex {
     }
     this.options = parts.options;
     this.#tokenizer = createTokenizer();
-    const records: DocumentRecord[] = new Array(documents.length);
     const chunkRecord = new Uint32Array(chunkCount);
     for (let d = 0; d < documents.length; d += 1) {
       const first = firstChunk[d] as number;
       const next = firstChunk[d + 1] as number;
       if (next < first) throw new RangeError('search index parts have chunks out of order');
-      records[d] = { document: documents[d] as Document, firstChunk: first, chunkCount: next - first };
       chunkRecord.fill(d, first, next);
     }
     for (let c = 0; c < chunkCount; c += 1) {
       if ((chunkHeading[c] as number) >= headings.length) throw new RangeError('search index parts name a heading that does not exist');
     }
-    this.#records = Object.freeze(records);
-    this.#recordBySource = new Map(records.map((r, i) => [r.document.source, i]));
-    this.#sources = Object.freeze(records.map((r) => r.document.source));
-    this.#list = Object.freeze(
-      records.map((r) =>
-        Object.freeze({ source: r.document.source, format: r.document.format, title: r.document.title, bytes: r.document.bytes, chunks: r.chunkCount }),
-      ),
-    );
+    this.#documents = documents;
     this.#firstChunk = firstChunk;
     this.#chunkRecord = chunkRecord;
     this.#chunkPage = chunkPage;
@@ -185,7 +174,7 @@ export class SearchIndex {
     this.#index = index;
     this.#scorer = new QueryScorer(this.#index, parts.options);
     this.stats = Object.freeze({
-      documents: records.length,
+      documents: documents.length,
       chunks: this.#index.chunkCount,
       terms: this.#index.termCount,
       buildSeconds: parts.buildSeconds,
@@ -278,10 +267,10 @@ export class SearchIndex {
   }
 
   /** The index as plain data, for a snapshot; `fromParts` of it answers every query the same. */
-  parts(): SearchIndexParts {
+  parts(): SearchIndexParts & { documents: readonly Document[] } {
     return {
       options: this.options,
-      documents: this.#records.map((r) => r.document),
+      documents: Array.from({ length: this.#documents.length }, (_, d) => this.#documents.get(d)),
       firstChunk: this.#firstChunk,
       chunkStart: this.#chunkStart,
       chunkEnd: this.#chunkEnd,
@@ -330,13 +319,14 @@ export class SearchIndex {
     const hits: SearchHit[] = [];
     for (let i = 0; i < ids.length; i += 1) {
       const chunk = ids[i] as number;
-      const record = this.#records[this.#chunkRecord[chunk] as number] as DocumentRecord;
+      const d = this.#chunkRecord[chunk] as number;
+      const document = this.#documents.get(d);
       const start = this.#chunkStart[chunk] as number;
       const end = this.#chunkEnd[chunk] as number;
       hits.push(
         new LazyHit(
-          chunkId(record.document.source, chunk - record.firstChunk),
-          record.document,
+          chunkId(document.source, chunk - (this.#firstChunk[d] as number)),
+          document,
           this.#headings[this.#chunkHeading[chunk] as number] as string,
           scores[i] as number,
           start,
@@ -354,10 +344,10 @@ export class SearchIndex {
   chunkNumber(id: string): number | undefined {
     const parsed = parseChunkId(id);
     if (parsed === undefined) return undefined;
-    const at = this.#recordBySource.get(parsed.source);
-    if (at === undefined) return undefined;
-    const record = this.#records[at] as DocumentRecord;
-    return parsed.n < record.chunkCount ? record.firstChunk + parsed.n : undefined;
+    const at = indexOfSource(this.#documents, parsed.source);
+    if (at < 0) return undefined;
+    const first = this.#firstChunk[at] as number;
+    return parsed.n < (this.#firstChunk[at + 1] as number) - first ? first + parsed.n : undefined;
   }
 
   /**
@@ -365,41 +355,44 @@ export class SearchIndex {
    * chunk text, so a passage that only says "it" still carries its topic.
    */
   passage(chunk: number): string {
-    const record = this.#records[this.#chunkRecord[chunk] as number] as DocumentRecord;
+    const document = this.#documents.get(this.#chunkRecord[chunk] as number);
     const heading = this.#headings[this.#chunkHeading[chunk] as number] as string;
-    const text = record.document.text.slice(this.#chunkStart[chunk] as number, this.#chunkEnd[chunk] as number);
-    return [record.document.title, heading, text].filter((part) => part !== '').join('\n\n');
+    const text = document.text.slice(this.#chunkStart[chunk] as number, this.#chunkEnd[chunk] as number);
+    return [document.title, heading, text].filter((part) => part !== '').join('\n\n');
   }
 
   /** The chunk with id `<source>#<n>`, or undefined when there is no such chunk. */
   getChunk(id: string): ChunkView | undefined {
     const chunk = this.chunkNumber(id);
     if (chunk === undefined) return undefined;
-    const record = this.#records[this.#chunkRecord[chunk] as number] as DocumentRecord;
-    const n = chunk - record.firstChunk;
-    const source = record.document.source;
+    const d = this.#chunkRecord[chunk] as number;
+    const document = this.#documents.get(d);
+    const n = chunk - (this.#firstChunk[d] as number);
+    const chunkCount = (this.#firstChunk[d + 1] as number) - (this.#firstChunk[d] as number);
+    const source = document.source;
     const start = this.#chunkStart[chunk] as number;
     const end = this.#chunkEnd[chunk] as number;
     const page = this.#chunkPage[chunk] as number;
     return {
       chunkId: chunkId(source, n),
       source,
-      title: record.document.title,
+      title: document.title,
       heading: this.#headings[this.#chunkHeading[chunk] as number] as string,
-      text: record.document.text.slice(start, end),
+      text: document.text.slice(start, end),
       start,
       end,
       prevChunkId: n > 0 ? chunkId(source, n - 1) : null,
-      nextChunkId: n + 1 < record.chunkCount ? chunkId(source, n + 1) : null,
+      nextChunkId: n + 1 < chunkCount ? chunkId(source, n + 1) : null,
       ...(page > 0 ? { page } : {}),
     };
   }
 
   /** The whole document at `source`, or undefined when it is not in the index. */
   getDocument(source: string): DocumentView | undefined {
-    const at = this.#recordBySource.get(source);
-    if (at === undefined) return undefined;
-    const { document, chunkCount } = this.#records[at] as DocumentRecord;
+    const at = indexOfSource(this.#documents, source);
+    if (at < 0) return undefined;
+    const document = this.#documents.get(at);
+    const chunkCount = (this.#firstChunk[at + 1] as number) - (this.#firstChunk[at] as number);
     return {
       source: document.source,
       format: document.format,
@@ -413,6 +406,12 @@ export class SearchIndex {
 
   /** Every document, sorted by source. */
   listDocuments(): readonly DocumentInfo[] {
+    this.#list ??= Object.freeze(
+      Array.from({ length: this.#documents.length }, (_, d) => {
+        const { source, format, title, bytes } = this.#documents.get(d);
+        return Object.freeze({ source, format, title, bytes, chunks: (this.#firstChunk[d + 1] as number) - (this.#firstChunk[d] as number) });
+      }),
+    );
     return this.#list;
   }
 
@@ -420,18 +419,17 @@ export class SearchIndex {
   chunkRange(rawPrefix: string): [number, number] {
     const prefix = normalizePathPrefix(rawPrefix);
     if (prefix === '') return [0, this.#chunkStart.length];
-    const sources = this.#sources;
-    const first = lowerBound(sources, prefix);
+    const documents = this.#documents;
+    const first = lowerBoundSource(documents, prefix);
     let last = first;
-    let hi = sources.length;
+    let hi = documents.length;
     while (last < hi) {
       const mid = (last + hi) >> 1;
-      if ((sources[mid] as string).startsWith(prefix)) last = mid + 1;
+      if (documents.source(mid).startsWith(prefix)) last = mid + 1;
       else hi = mid;
     }
     if (first === last) return [0, 0];
-    const lastRecord = this.#records[last - 1] as DocumentRecord;
-    return [(this.#records[first] as DocumentRecord).firstChunk, lastRecord.firstChunk + lastRecord.chunkCount];
+    return [this.#firstChunk[first] as number, this.#firstChunk[last] as number];
   }
 }
 
@@ -503,17 +501,6 @@ class LazyHit implements SearchHit {
     const { chunkId, source, title, heading, score, snippet, start, end, page } = this;
     return { chunkId, source, title, heading, score, snippet, start, end, ...(page === undefined ? {} : { page }) };
   }
-}
-
-function lowerBound(sorted: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((sorted[mid] as string) < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**
