@@ -10,7 +10,7 @@ import { loadCorpus } from '../src/corpus/load-corpus.js';
 import type { Document } from '../src/corpus/document.js';
 import { SearchIndex } from '../src/search/search-index.js';
 import { STOP_WORDS } from '../src/search/stop-words.js';
-import { dedupe, docIdOf, mean, ndcgAt, readClaims, readScifactDocs, table, writeCorpusFolder, type Claim } from './lib/scifact.js';
+import { dedupe, docIdOf, mean, ndcgAt, readClaims, readScifactDocs, table, writeCorpusFolder, type Claim } from '../scripts/lib/scifact.js';
 
 interface Engine {
   name: string;

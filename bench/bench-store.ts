@@ -1,7 +1,7 @@
 // Embedded store engines compared on what matters for the authorization server's records: install
 // size, boot (fresh folder and reopen), resident memory, and the latency of the store's own statements
 // (upsert, lookup, atomic consume), through the same SqlStore. Each engine runs in a fresh child
-// process so that boot time and RSS are its own. PGlite is a dev dependency for this comparison only.
+// process so that boot time and RSS are its own. PGlite is installed into bench/ for this comparison only.
 //
 //   npm run bench:store
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -90,10 +90,11 @@ if (args[0] === '--child') {
   process.stdout.write(JSON.stringify(result));
 } else {
   const self = fileURLToPath(import.meta.url);
+  const benchModules = join(dirname(self), 'node_modules');
   const modules = join(dirname(dirname(self)), 'node_modules');
   // better-sqlite3's size counts its compiled addon and its one dependency (bindings, file-uri-to-path).
   const engines: [string, string[]][] = [
-    ['pglite', [join(modules, '@electric-sql', 'pglite')]],
+    ['pglite', [join(benchModules, '@electric-sql', 'pglite')]],
     ['better-sqlite3', ['better-sqlite3', 'bindings', 'file-uri-to-path'].map((m) => join(modules, m))],
   ];
   const rows: (Result & { installMb: number })[] = [];

@@ -19,8 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import usearch from 'usearch';
 import { VectorIndex } from '../src/search/vector-index.js';
-import { table } from './lib/scifact.js';
-import { seededRandom } from './lib/stats.js';
+import { table } from '../scripts/lib/scifact.js';
+import { seededRandom } from '../scripts/lib/stats.js';
 
 const { Index, MetricKind, ScalarKind } = usearch;
 
