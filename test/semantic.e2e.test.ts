@@ -39,24 +39,23 @@ async function call(server: OpsServer, name: string, args: Record<string, unknow
 const metricValue = async (server: OpsServer, name: string, labels: Record<string, string>): Promise<number | undefined> =>
   (await server.scrape()).find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 
+/** A server on FILES whose embeddings and rerank endpoints are a fake of their own, once its chunks are embedded. */
+async function startWithProviders(env: Record<string, string>, semanticTuning: typeof TUNING): Promise<{ fake: FakeProviders; server: OpsServer }> {
+  const fake = await startFakeProviders();
+  const server = await startOpsServer({
+    files: FILES,
+    env: { EMBEDDINGS_URL: fake.url, EMBEDDINGS_MODEL: 'fake-embed', EMBEDDINGS_API_KEY: EMBEDDINGS_KEY, RERANK_URL: fake.url, RERANK_API_KEY: RERANK_KEY, ...env },
+    semanticTuning,
+  });
+  await eventually(() => server.semantic.state.state === 'ready', { what: 'chunk vectors' });
+  return { fake, server };
+}
+
 describe('semantic search over a real server with local embeddings and rerank endpoints', () => {
   let fake: FakeProviders;
   let server: OpsServer;
   beforeAll(async () => {
-    fake = await startFakeProviders();
-    server = await startOpsServer({
-      files: FILES,
-      env: {
-        EMBEDDINGS_URL: fake.url,
-        EMBEDDINGS_MODEL: 'fake-embed',
-        EMBEDDINGS_API_KEY: EMBEDDINGS_KEY,
-        RERANK_URL: fake.url,
-        RERANK_MODEL: 'fake-rerank',
-        RERANK_API_KEY: RERANK_KEY,
-      },
-      semanticTuning: TUNING,
-    });
-    await eventually(() => server.semantic.state.state === 'ready', { what: 'chunk vectors' });
+    ({ fake, server } = await startWithProviders({ RERANK_MODEL: 'fake-rerank' }, TUNING));
   });
   afterAll(async () => {
     await server.close();
@@ -248,14 +247,8 @@ describe('an endpoint whose answers outgrow any request', () => {
   let fake: FakeProviders;
   let server: OpsServer;
   beforeAll(async () => {
-    fake = await startFakeProviders();
-    server = await startOpsServer({
-      files: FILES,
-      env: { EMBEDDINGS_URL: fake.url, EMBEDDINGS_MODEL: 'fake-embed', EMBEDDINGS_API_KEY: EMBEDDINGS_KEY, RERANK_URL: fake.url, RERANK_API_KEY: RERANK_KEY },
-      // A budget the whole answer could be read in, so that only the size cap can stop it.
-      semanticTuning: { ...TUNING, queryTimeoutMs: 25_000 },
-    });
-    await eventually(() => server.semantic.state.state === 'ready', { what: 'chunk vectors' });
+    // A budget the whole answer could be read in, so that only the size cap can stop it.
+    ({ fake, server } = await startWithProviders({}, { ...TUNING, queryTimeoutMs: 25_000 }));
   });
   afterAll(async () => {
     await server.close();
