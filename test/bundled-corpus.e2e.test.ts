@@ -1,4 +1,5 @@
 // The corpus shipped in corpus/ answers real questions about the server out of the box.
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -78,4 +79,14 @@ describe('the bundled corpus', () => {
       return [source, doc.text] as [string, string];
     }));
   }
+
+  it.each(['README.md', 'docs/TOOLS.md'])('answers the search example of %s as it is printed there (but for the shortened snippet)', async (file) => {
+    const text = readFileSync(file, 'utf8');
+    const block = /```json\n(\{\n {2}"query": "reload SIGHUP"[\s\S]*?)\n```/.exec(text)?.[1];
+    expect(block, `the search example in ${file}`).toBeDefined();
+    const printed = JSON.parse(block!) as { query: string; mode: string; results: Array<Record<string, unknown>> };
+    const out = (await client.callTool({ name: 'search_documents', arguments: { query: printed.query, top_k: printed.results.length } })).structuredContent as typeof printed;
+    const withoutSnippets = (r: typeof printed) => ({ ...r, results: r.results.map(({ snippet: _snippet, ...rest }) => rest) });
+    expect(withoutSnippets(out)).toEqual(withoutSnippets(printed));
+  });
 });
