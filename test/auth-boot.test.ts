@@ -50,7 +50,8 @@ function startMain(env: Record<string, string>): Run {
 /** The port once listening, or the exit code if the process ended first. */
 const outcome = (run: Run) => Promise.race([run.port.then((port) => ({ port })), run.exit.then((code) => ({ exit: code }))]);
 
-describe('src/main.ts secure default', () => {
+// Each test boots a real process: the bound is on a hang, not on speed (a loaded machine is slow).
+describe('src/main.ts secure default', { timeout: 120_000 }, () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'corpus-mcp-auth-boot-'));

@@ -19,7 +19,9 @@ function messagesOf(contentType: string, text: string): Array<Record<string, unk
     .map((l) => JSON.parse(l.slice(5)) as Record<string, unknown>);
 }
 
-describe('graceful shutdown of the real process', () => {
+// Each test boots a real process (tsx compiling src/main.ts), which takes far longer than the default
+// test timeout on a loaded two-core machine: the bound is on a hang, not on speed.
+describe('graceful shutdown of the real process', { timeout: 120_000 }, () => {
   it('on SIGTERM finishes the in-flight request, refuses new sessions, ends the SSE stream and exits 0', async () => {
     const server = await spawnServer({ DRAIN_TIMEOUT_MS: '60000' });
     const client = new Client({ name: 'shutdown-e2e', version: '1.0.0' });
