@@ -68,6 +68,12 @@ describe('landingRoute', () => {
     expect(deployed).toContain('Add custom connector');
   });
 
+  it('with static tokens alone, tells a claude.ai user that a connector cannot send the token, and points to mcp-remote', () => {
+    const html = renderLanding({ publicUrl: 'https://d.example', stats: () => undefined, authRequired: true });
+    expect(html).toContain('they cannot send a bearer token');
+    expect(html).toContain('<code>mcp-remote</code> below');
+  });
+
   it('with sign-in, tells the person they will sign in in a browser, and offers no token they do not have', () => {
     const html = renderLanding({ publicUrl: 'https://d.example', stats: () => undefined, authRequired: true, oauth: true });
     expect(html).toContain('opens a browser for you to sign in');

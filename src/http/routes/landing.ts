@@ -78,7 +78,11 @@ export function renderLanding(options: LandingOptions): string {
     ? `<p>Claude's connectors reach servers from the internet, so this address (on this machine only) will not work there.
 Deploy the server at a public HTTPS address and paste that address's <code>/mcp</code> URL, or use Claude Desktop through
 <code>mcp-remote</code> below.</p>`
-    : '<p>Settings → Connectors → Add custom connector, and paste the URL above.</p>';
+    : tokenSnippets
+      ? `<p>Claude's connectors sign in through OAuth or connect without credentials; they cannot send a bearer token,
+which this server needs. Use Claude Desktop through <code>mcp-remote</code> below, or ask the operator to turn on
+team sign-in (then: Settings → Connectors → Add custom connector, and paste the URL above).</p>`
+      : '<p>Settings → Connectors → Add custom connector, and paste the URL above.</p>';
   const access = accessSentence(authRequired, oauth, staticTokens);
   const e = escapeHtml;
   return `<!doctype html>
