@@ -97,7 +97,7 @@ export const SERVER_VARIABLES = {
     { shownDefault: 'random per process' }),
   DATABASE_URL: variable('Sessions', secret(),
     'A `postgres://` or `postgresql://` URL of a PostgreSQL every replica reaches. Session revocations (and, with `LOGIN_PROVIDER`, the sign-in records) live there, so a DELETE on one replica ends the session on all; ' +
-      'the schema is created at boot. Unreachable at boot: the server refuses to start; unreachable later: requests on sessions get 503 to retry. Unset: the embedded store, for one machine. Never quoted in a message (it may hold a password).'),
+      'the schema is created at boot. Unreachable at boot: the server refuses to start; unreachable later: requests on sessions get 503 to retry. Unset: ended sessions are remembered in this process only (until it restarts), and sign-in records go to the embedded store in `AUTH_DATA_DIR`, for one machine. Never quoted in a message (it may hold a password).'),
 
   DRAIN_TIMEOUT_MS: variable('Limits', integer(100, 600_000, 10_000),
     'On SIGTERM or SIGINT, the whole drain in milliseconds: at most half of it listening while requests still arrive, then requests in flight are awaited and, past it, cut off.'),
