@@ -84,8 +84,9 @@ export class IndexService {
   }
 
   status(): IndexStatus {
-    const reloading = this.#running !== undefined;
-    const progress = reloading ? this.#progress : undefined;
+    // #progress is set for the whole of a run, from its first synchronous step (before #running is).
+    const progress = this.#progress;
+    const reloading = this.#running !== undefined || progress !== undefined;
     return { generation: this.#generation, reloading, ...(progress ? { progress } : {}), last: this.#last, counts: { ...this.#counts } };
   }
 
