@@ -1,7 +1,10 @@
 // `npm run index -- --out <file>`: builds the index of CORPUS_DIR (with the index options of the
 // environment, as the server reads them) and writes it as a snapshot file, atomically. A server
 // started with INDEX_FILE=<file> on the same corpus then boots from it. The Dockerfile bakes one.
-// Leaves an up-to-date file as it is. Touches the console, like main.ts.
+// Leaves an up-to-date file as it is. Touches the console, like main.ts. While it works it shows its
+// progress on stderr (build-progress-view.ts): a bar on a terminal, else a line every
+// `--progress-interval` seconds (default 5).
+import { buildProgressView } from './build-progress-view.js';
 import { ConfigError } from './config/config-error.js';
 import { loadConfig } from './config/load-config.js';
 import { indexJobOf } from './index-job-of.js';
@@ -10,8 +13,15 @@ import { runIndexJob } from './index-service/index-job.js';
 async function main(): Promise<void> {
   const at = process.argv.indexOf('--out');
   const out = at >= 0 ? process.argv[at + 1] : undefined;
+  const usage = 'usage: npm run index -- --out <snapshot file> [--progress-interval <seconds>]   (the corpus is CORPUS_DIR, default ./corpus)';
   if (out === undefined || out.startsWith('--')) {
-    console.error('usage: npm run index -- --out <snapshot file>   (the corpus is CORPUS_DIR, default ./corpus)');
+    console.error(usage);
+    process.exit(2);
+  }
+  const every = process.argv.indexOf('--progress-interval');
+  const interval = every >= 0 ? Number(process.argv[every + 1]) : 5;
+  if (!(interval >= 0.001 && interval <= 3600)) {
+    console.error(`corpus-mcp index: --progress-interval must be a number of seconds from 0.001 to 3600, got ${JSON.stringify(process.argv[every + 1] ?? '')}\n${usage}`);
     process.exit(2);
   }
   let config;
@@ -26,7 +36,8 @@ async function main(): Promise<void> {
   }
   const job = await indexJobOf(config, out);
   const started = performance.now();
-  const result = await runIndexJob(job);
+  const view = buildProgressView({ out: process.stderr, lineMs: interval * 1000, prefix: 'corpus-mcp index: ' });
+  const result = await runIndexJob(job, { onProgress: (progress) => view.update(progress) }).finally(() => view.finish());
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
   if (result.writeError !== undefined) {
     console.error(`corpus-mcp index: ${result.writeError}`);

@@ -127,13 +127,14 @@ async function main(): Promise<void> {
     logger,
     // The boot takes the check started above; a reload goes to a build process, which checks the
     // snapshot itself (its memory, reading changed files included, leaves with it).
-    run: async (next) => {
+    run: async (next, onProgress) => {
       const check = snapshotCheck;
       snapshotCheck = undefined;
-      if (check === undefined) return runInChild(next);
+      const build = (buildJob: typeof next) => runInChild(buildJob, { onProgress });
+      if (check === undefined) return build(next);
       const checked = await check;
       if ('undecided' in checked) logger.info({ reason: checked.undecided }, 'index snapshot left to the build process to check');
-      return produceIndex(next, { check: checked });
+      return produceIndex(next, { check: checked, build });
     },
   });
   let assembled: ReturnType<typeof assembleServer>;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createMetrics, methodLabel } from '../src/http/metrics.js';
 import { httpMetrics } from '../src/http/middleware/metrics.js';
 import { metricsRoute } from '../src/http/routes/metrics.js';
+import type { BuildProgress } from '../src/index-service/build-progress.js';
 import { parseExposition, sampleValue, samplesNamed } from './metrics-exposition.js';
 
 const scrape = async (metrics: ReturnType<typeof createMetrics>) => parseExposition((await metrics.render()).body);
@@ -109,6 +110,19 @@ describe('createMetrics', () => {
       expect(sampleValue(samples, 'corpus_mcp_index_terms')).toBe(2300);
       expect(sampleValue(samples, 'corpus_mcp_index_build_seconds')).toBe(0.25);
       expect(sampleValue(samples, 'corpus_mcp_index_ready')).toBe(1);
+    });
+  });
+
+  describe('observeIndexBuild', () => {
+    it('exposes the share done of the build phase under way at scrape time, and no series once none runs', async () => {
+      const metrics = createMetrics({ defaultMetrics: false });
+      let progress: BuildProgress | undefined = { phase: 'index', done: 1, total: 4, chunks: 3 };
+      metrics.observeIndexBuild(() => progress);
+      expect(samplesNamed(await scrape(metrics), 'corpus_mcp_index_build_progress')).toEqual([{ name: 'corpus_mcp_index_build_progress', labels: { phase: 'index' }, value: 0.25 }]);
+      progress = { phase: 'encode', done: 0, total: 0 };
+      expect(samplesNamed(await scrape(metrics), 'corpus_mcp_index_build_progress')).toEqual([{ name: 'corpus_mcp_index_build_progress', labels: { phase: 'encode' }, value: 0 }]);
+      progress = undefined;
+      expect(samplesNamed(await scrape(metrics), 'corpus_mcp_index_build_progress')).toEqual([]);
     });
   });
 });

@@ -278,6 +278,18 @@ describe('loadCorpus', () => {
     });
   });
 
+  describe('onProgress', () => {
+    it('counts every file of the walk as it is read and done with, skips and empty files included, from 0 to the total', async () => {
+      await files({ 'a.md': '# A\n', 'b.md': '# B\n', 'empty.md': '', 'big.txt': 'x'.repeat(100), 'image.png': new Uint8Array([1]) });
+      const seen: Array<{ read: number; done: number; total: number }> = [];
+      await loadCorpus(root, { maxFileBytes: 50, concurrency: 1, onProgress: (progress) => seen.push(progress) });
+      // image.png is not a candidate (the walk skips it); big.txt is skipped for its size before it is read.
+      expect(seen[0]).toEqual({ read: 0, done: 0, total: 4 });
+      expect(seen.at(-1)).toEqual({ read: 3, done: 4, total: 4 });
+      expect(seen.map((p) => p.done)).toEqual([...seen.map((p) => p.done)].sort((x, y) => x - y));
+    });
+  });
+
   describe('errors', () => {
     it('rejects a missing folder with not_found, naming the path and what to do', async () => {
       const missing = join(base, 'nope');

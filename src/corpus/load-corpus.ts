@@ -25,6 +25,15 @@ export interface LoadCorpusOptions {
   walked?: WalkResult;
   /** Told the bytes of every file read (see read-document.ts). */
   onRead?: OnRead;
+  /** Told after every file read and every file done with (a document or a skip); cheap to call often. */
+  onProgress?: (progress: LoadProgress) => void;
+}
+
+/** Files of the walk: `read` from disk so far, `done` (extracted or skipped) out of `total`. */
+export interface LoadProgress {
+  read: number;
+  done: number;
+  total: number;
 }
 
 const DEFAULT_EXTRACTION = { timeoutMs: 30_000, memoryMb: 512, threads: 2 } as const;
@@ -101,9 +110,22 @@ export async function loadCorpus(root: string, options: LoadCorpusOptions = {}):
     : undefined;
   const extract: Extract = (format, input) =>
     pool !== undefined && formatInfo(format).isolated ? pool.extract(format, input) : extractDocument(format, input, limits);
+  const progress: LoadProgress = { read: 0, done: 0, total: walked.files.length };
+  const { onProgress } = options;
+  const onRead: OnRead | undefined =
+    onProgress === undefined
+      ? options.onRead
+      : (source, bytes) => {
+          options.onRead?.(source, bytes);
+          progress.read += 1;
+          onProgress({ ...progress });
+        };
   try {
+    onProgress?.({ ...progress });
     await forEachConcurrently(walked.files, concurrency, async (file: FileCandidate) => {
-      const outcome = await readDocument(file, maxFileBytes, extract, options.onRead);
+      const outcome = await readDocument(file, maxFileBytes, extract, onRead);
+      progress.done += 1;
+      onProgress?.({ ...progress });
       if (outcome.kind === 'skipped') {
         skipped.push(outcome.skipped);
         return;

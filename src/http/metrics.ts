@@ -13,6 +13,8 @@ import type { SignInEvent } from '../auth/server/protocol.js';
 import { TOOLS } from '../mcp/tools/create-tools.js';
 import { SESSION_REFUSALS } from './durable-sessions.js';
 import type { SessionRefusal } from './durable-sessions.js';
+import { progressRatio } from '../index-service/build-progress.js';
+import type { BuildProgress } from '../index-service/build-progress.js';
 import { SESSION_END_REASONS } from './sessions.js';
 import type { SessionEndReason } from './sessions.js';
 
@@ -105,6 +107,8 @@ export interface Metrics {
   observeSemanticState(read: () => SemanticState['state']): void;
   /** After every index build or reload, the boot's included. */
   recordIndexReload(reload: IndexReloadValues): void;
+  /** Read the progress of the index build or reload under way (undefined when none) at scrape time. */
+  observeIndexBuild(read: () => BuildProgress | undefined): void;
   /** The exposition in Prometheus text format, and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -151,6 +155,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   let activeSource: (() => number) | undefined;
   let activeCount = 0;
   let semanticSource: (() => string) | undefined;
+  let buildSource: (() => BuildProgress | undefined) | undefined;
 
   const httpLabels = ['route', 'method', 'status'] as const;
   const httpRequests = counter('corpus_mcp_http_requests_total', 'HTTP requests answered, by route pattern, method and status.', httpLabels);
@@ -181,6 +186,11 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   const indexReloads = counter('corpus_mcp_index_reloads_total', 'Index builds and reloads finished, boot included, by outcome (failed: the previous index kept serving).', ['outcome'], ['ok', 'failed']);
   const indexLastReload = gauge('corpus_mcp_index_last_reload_timestamp_seconds', 'Unix time the last index build or reload finished, whatever its outcome.');
   const indexLastReloadOk = gauge('corpus_mcp_index_last_reload_success', '1 when the last index build or reload succeeded, 0 when it failed.');
+  gauge('corpus_mcp_index_build_progress', 'Share done (0 to 1) of the phase under way of the index build or reload running now, labelled by that phase (read: files, index: documents; other phases are not counted and stay 0); no series when none runs.', ['phase'], (progress) => {
+    progress.reset();
+    const current = buildSource?.();
+    if (current !== undefined) progress.set({ phase: current.phase }, progressRatio(current));
+  });
   gauge('corpus_mcp_boot_timestamp_seconds', 'Unix time the server booted.').set(bootTimeMs / 1000);
   indexReady.set(0);
 
@@ -228,6 +238,9 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     },
     observeSemanticState(read) {
       semanticSource = read;
+    },
+    observeIndexBuild(read) {
+      buildSource = read;
     },
     setIndexStats(stats) {
       indexDocuments.set(stats.documents);

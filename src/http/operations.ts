@@ -89,6 +89,7 @@ export function createOperations(options: OperationsOptions): Operations {
   );
   index.onChange(({ index: swapped }) => metrics.setIndexStats(swapped.stats));
   indexService?.onReload((reload) => metrics.recordIndexReload(reload));
+  if (indexService) metrics.observeIndexBuild(() => indexService.status().progress);
 
   const routes = new Hono();
   routes.get('/', landingRoute({ publicUrl, authRequired, ...access, stats: () => index.current?.index.stats }));

@@ -3,8 +3,16 @@
 // the build allocated goes back to the system when this process exits; a worker thread's malloc
 // arenas would stay with the server (about 55 MiB after SciFact ×4).
 import { writeFileSync } from 'node:fs';
+import { throttleProgress } from './build-progress.js';
+import type { BuildProgress } from './build-progress.js';
 import { runIndexJob } from './index-job.js';
 import type { IndexJob, IndexJobResult } from './index-job-spec.js';
+
+/**
+ * At most one progress message per phase every this many ms: enough for /readyz and a gauge, and a
+ * hundred messages over a 25-second build of 100k files rather than one per file.
+ */
+export const PROGRESS_INTERVAL_MS = 250;
 
 /** What the parent sends: the job, and where to put the encoded index. */
 export interface ChildRequest {
@@ -17,13 +25,19 @@ export type ChildReply =
   | { ok: true; result: Omit<IndexJobResult, 'bytes'> & { bytes?: Uint8Array } }
   | { ok: false; error: { name: string; code?: string; message: string } };
 
+/** Sent any number of times before the reply. */
+export interface ChildProgress {
+  progress: BuildProgress;
+}
+
 // The server is gone (or never spoke): nothing would read the result.
 process.once('disconnect', () => process.exit(0));
 process.once('message', (request: ChildRequest) => {
   const reply = (message: ChildReply): void => {
     process.send?.(message, () => process.disconnect());
   };
-  runIndexJob(request.job).then(
+  const onProgress = throttleProgress((progress) => process.send?.({ progress } satisfies ChildProgress), { intervalMs: PROGRESS_INTERVAL_MS });
+  runIndexJob(request.job, { onProgress }).then(
     ({ bytes, ...rest }) => {
       try {
         // Exclusive create, owner only: a path planted in a shared temporary folder is not followed.

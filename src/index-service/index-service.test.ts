@@ -9,6 +9,7 @@ import { writeCorpusFiles } from '../../test/support/sample-corpus.js';
 import { silentLogger } from '../logger.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { IndexService } from './index-service.js';
+import { runInChild } from './run-in-child.js';
 import type { IndexJob } from './index-job-spec.js';
 
 interface Served {
@@ -186,6 +187,28 @@ describe('IndexService', () => {
       expect(sink.served).toHaveLength(1);
       expect(sink.current!.index.search('sourdough')[0]?.source).toBe('guides/baking.md');
       expect(service.status()).toMatchObject({ generation: 1, reloading: false, counts: { ok: 1, failed: 1 } });
+    });
+
+    it('shows the progress of the build under way in its status, and none once it is over', async () => {
+      const statuses: Array<ReturnType<IndexService['status']>> = [];
+      const service: IndexService = new IndexService({
+        sink: recordingSink(),
+        job: job({ indexFile: undefined }),
+        logger: silentLogger,
+        run: async (next, onProgress) => {
+          statuses.push(service.status());
+          onProgress({ phase: 'read', done: 2, total: 4, read: 3 });
+          statuses.push(service.status());
+          return runInChild(next);
+        },
+      });
+      await service.start();
+      expect(statuses).toMatchObject([
+        { reloading: true, progress: { phase: 'starting', done: 0, total: 0 } },
+        { reloading: true, progress: { phase: 'read', done: 2, total: 4, read: 3 } },
+      ]);
+      expect(service.status()).toMatchObject({ reloading: false, generation: 1 });
+      expect(service.status()).not.toHaveProperty('progress');
     });
 
     it('folds reloads asked for while one runs into a single follow-up', async () => {

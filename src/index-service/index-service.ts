@@ -8,6 +8,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import { decodeIndexSnapshotSteps } from '../search/index-snapshot.js';
 import type { SearchIndex } from '../search/search-index.js';
+import type { BuildProgress } from './build-progress.js';
 import type { IndexJob, IndexJobResult, SnapshotMeta } from './index-job-spec.js';
 import { runInChild } from './run-in-child.js';
 import type { SnapshotRefusalCode } from './snapshot-file.js';
@@ -44,6 +45,8 @@ export interface IndexStatus {
   generation: number;
   /** True while a build or reload is under way. */
   reloading: boolean;
+  /** How far the build or reload under way has got; set only while `reloading`. */
+  progress?: BuildProgress;
   last: ReloadRecord | undefined;
   /** Counts of finished reloads by outcome, boot included. */
   counts: Record<ReloadOutcome, number>;
@@ -53,16 +56,20 @@ export interface IndexServiceOptions {
   sink: IndexSink;
   job: IndexJob;
   logger: Logger;
-  /** Runs a job; default a fresh child process per job, which uses the snapshot file when it matches. */
-  run?: (job: IndexJob) => Promise<IndexJobResult>;
+  /**
+   * Runs a job, telling `onProgress` how far it has got; default a fresh child process per job, which
+   * uses the snapshot file when it matches.
+   */
+  run?: (job: IndexJob, onProgress: (progress: BuildProgress) => void) => Promise<IndexJobResult>;
 }
 
 export class IndexService {
   readonly #sink: IndexSink;
   readonly #job: IndexJob;
   readonly #logger: Logger;
-  readonly #run: (job: IndexJob) => Promise<IndexJobResult>;
+  readonly #run: NonNullable<IndexServiceOptions['run']>;
   #generation = 0;
+  #progress: BuildProgress | undefined;
   #running: Promise<ReloadRecord> | undefined;
   #queued: Promise<ReloadRecord> | undefined;
   #last: ReloadRecord | undefined;
@@ -73,11 +80,14 @@ export class IndexService {
     this.#sink = options.sink;
     this.#job = options.job;
     this.#logger = options.logger;
-    this.#run = options.run ?? ((job) => runInChild(job));
+    this.#run = options.run ?? ((job, onProgress) => runInChild(job, { onProgress }));
   }
 
   status(): IndexStatus {
-    return { generation: this.#generation, reloading: this.#running !== undefined, last: this.#last, counts: { ...this.#counts } };
+    // #progress is set for the whole of a run, from its first synchronous step (before #running is).
+    const progress = this.#progress;
+    const reloading = this.#running !== undefined || progress !== undefined;
+    return { generation: this.#generation, reloading, ...(progress ? { progress } : {}), last: this.#last, counts: { ...this.#counts } };
   }
 
   /** Called after every finished reload, boot included. Listeners must not throw. */
@@ -122,8 +132,12 @@ export class IndexService {
   async #reloadOnce(trigger: string): Promise<ReloadRecord> {
     const started = performance.now();
     let record: ReloadRecord;
+    this.#progress = { phase: 'starting', done: 0, total: 0 };
     try {
-      const result = await this.#run(this.#job);
+      const result = await this.#run(this.#job, (progress) => {
+        this.#progress = progress;
+      });
+      this.#progress = { phase: 'decode', done: 0, total: 0 };
       const decodeStarted = performance.now();
       const decodeTimings: Record<string, number> = {};
       const { index, header } = await decodeYielding(result.bytes, decodeTimings);
@@ -182,6 +196,7 @@ export class IndexService {
         this.#generation > 0 ? 'index reload failed; the previous index keeps serving' : 'index build failed',
       );
     }
+    this.#progress = undefined;
     this.#last = record;
     this.#counts[record.outcome] += 1;
     for (const listener of this.#listeners) listener(record);

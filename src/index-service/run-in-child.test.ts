@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SAMPLE_SOURCES, writeCorpusFiles } from '../../test/support/sample-corpus.js';
 import { decodeIndexSnapshot } from '../search/index-snapshot.js';
+import type { BuildProgress } from './build-progress.js';
 import { IndexJobError, runInChild } from './run-in-child.js';
 
 let dir: string;
@@ -38,6 +39,15 @@ describe('runInChild', () => {
     expect(result.origin).toBe('build');
     expect(sourcesOf(result.bytes)).toEqual(SAMPLE_SOURCES);
     expect(await leftOver()).toEqual([]);
+  });
+
+  it('tells onProgress each phase of the build, with the files and documents counted out of their totals', async () => {
+    const seen: BuildProgress[] = [];
+    await runInChild(job(), { onProgress: (progress) => seen.push(progress) });
+    // Within a phase the reports are throttled; every change of phase comes through.
+    expect([...new Set(seen.map((p) => p.phase))]).toEqual(['walk', 'read', 'index', 'encode']);
+    expect(seen.find((p) => p.phase === 'read')).toMatchObject({ total: SAMPLE_SOURCES.length });
+    expect(seen.find((p) => p.phase === 'index')).toMatchObject({ done: 0, total: SAMPLE_SOURCES.length, chunks: 0 });
   });
 
   it('returns the index over IPC when the temporary folder cannot be written', async () => {

@@ -9,8 +9,9 @@ import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { entryFile } from '../entry-file.js';
+import type { BuildProgress } from './build-progress.js';
 import type { IndexJob, IndexJobResult } from './index-job-spec.js';
-import type { ChildReply, ChildRequest } from './index-child.js';
+import type { ChildProgress, ChildReply, ChildRequest } from './index-child.js';
 
 /** A failed job: `code` is the thrown error's code when it had one (e.g. CorpusError's `no_documents`). */
 export class IndexJobError extends Error {
@@ -28,7 +29,12 @@ const childPath = childUrl.pathname;
 
 let jobs = 0;
 
-export async function runInChild(job: IndexJob): Promise<IndexJobResult> {
+export interface RunInChildOptions {
+  /** Told the build's progress, a few times a second at most (see index-child.ts). */
+  onProgress?: (progress: BuildProgress) => void;
+}
+
+export async function runInChild(job: IndexJob, { onProgress }: RunInChildOptions = {}): Promise<IndexJobResult> {
   jobs += 1;
   const bytesFile = join(tmpdir(), `corpus-mcp-index-${process.pid}-${jobs}.bin`);
   try {
@@ -40,7 +46,12 @@ export async function runInChild(job: IndexJob): Promise<IndexJobResult> {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       });
       let settled = false;
-      child.once('message', (message: ChildReply) => {
+      child.on('message', (message: ChildReply | ChildProgress) => {
+        if (settled) return;
+        if ('progress' in message) {
+          onProgress?.(message.progress);
+          return;
+        }
         settled = true;
         resolve(message);
       });

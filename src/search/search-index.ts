@@ -182,8 +182,11 @@ export class SearchIndex {
     Object.freeze(this);
   }
 
-  /** Chunks, tokenizes and indexes `documents`. Throws a `SearchError` on a bad option or a repeated source. */
-  static build(documents: readonly Document[], options?: SearchIndexOptions): SearchIndex {
+  /**
+   * Chunks, tokenizes and indexes `documents`. Throws a `SearchError` on a bad option or a repeated
+   * source. `onProgress`, when given, is told after each document the documents and chunks done so far.
+   */
+  static build(documents: readonly Document[], options?: SearchIndexOptions, onProgress?: (documents: number, chunks: number) => void): SearchIndex {
     const startedAt = performance.now();
     const resolved = resolveSearchOptions(options);
     const tokenizer = createTokenizer();
@@ -236,6 +239,7 @@ export class SearchIndex {
         tokenizer.ids(document.text, vocabulary, ids, span.start, span.end);
         fields.push(bodyStart, ids.length, titleStart, titleEnd, headingStart, headingEnd);
       }
+      onProgress?.(d + 1, start.length);
     });
     firstChunk[sorted.length] = start.length;
     const terms: ChunkTerms = { ids: ids.view(), fields: Uint32Array.from(fields) };

@@ -32,17 +32,21 @@ export async function cleanUpSpawnedServers(): Promise<void> {
 
 /**
  * Starts `src/main.ts` with PORT=0 over a fresh copy of the sample corpus (or `corpusDir`); resolves
- * once the index is built, or fails after `readyWithinMs` (default 60000: on a busy machine a start
- * that takes 2 s alone can take 30).
+ * once the index is built (or, with `until: 'listening'`, once the server listens), or fails after
+ * `readyWithinMs` (default 60000: on a busy machine a start that takes 2 s alone can take 30).
+ * `nodeArgs` go to node before the entry (e.g. `--import` of a test hook); the build process inherits them.
  */
-export async function spawnServer(env: Record<string, string> = {}, options: { corpusDir?: string; readyWithinMs?: number } = {}): Promise<SpawnedServer> {
+export async function spawnServer(
+  env: Record<string, string> = {},
+  options: { corpusDir?: string; readyWithinMs?: number; until?: 'ready' | 'listening'; nodeArgs?: string[] } = {},
+): Promise<SpawnedServer> {
   let corpusDir = options.corpusDir;
   if (corpusDir === undefined) {
     corpusDir = await mkdtemp(join(tmpdir(), 'corpus-mcp-spawned-'));
     dirs.push(corpusDir);
     await writeCorpusFiles(corpusDir, SAMPLE_FILES);
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...(options.nodeArgs ?? []), 'src/main.ts'], {
     cwd: root,
     env: { PATH: process.env.PATH, PORT: '0', CORPUS_DIR: corpusDir, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -62,7 +66,7 @@ export async function spawnServer(env: Record<string, string> = {}, options: { c
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   await Promise.race([
-    eventually(async () => lines.some((l) => l.msg === 'index built; ready'), { timeoutMs: options.readyWithinMs ?? 60_000 }),
+    eventually(async () => lines.some((l) => l.msg === (options.until === 'listening' ? 'listening' : 'index built; ready')), { timeoutMs: options.readyWithinMs ?? 60_000 }),
     exit.then(({ code }) => {
       throw new Error(`server exited with ${code} before it was ready: ${stderr}`);
     }),

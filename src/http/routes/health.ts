@@ -2,6 +2,8 @@
 // otherwise); /readyz says it can answer tool calls, i.e. the index is built (a load balancer sends
 // traffic only then).
 import { Hono } from 'hono';
+import { progressUnit } from '../../index-service/build-progress.js';
+import type { BuildProgress } from '../../index-service/build-progress.js';
 import type { IndexStatus } from '../../index-service/index-service.js';
 import type { IndexHolder } from '../../mcp/index-holder.js';
 import type { SemanticService } from '../../semantic/semantic-service.js';
@@ -28,7 +30,7 @@ export function healthRoutes({ index, notReadyReason, semantic, indexStatus }: H
     if (extra !== undefined) return c.json({ status: 'unavailable', reason: extra }, 503);
     if (index.failure) return c.json({ status: 'failed', reason: 'the index failed to build' }, 503);
     const served = index.current;
-    if (!served) return c.json({ status: 'starting', reason: 'the index is being built' }, 503);
+    if (!served) return c.json({ status: 'starting', reason: 'the index is being built', ...buildField(indexStatus?.().progress) }, 503);
     const { documents, chunks } = served.index.stats;
     // A failed reload leaves the previous index serving: still ready (200), with the failure shown.
     const body = { status: 'ready', documents, chunks, skipped: served.skipped.length, generation: served.generation, ...reloadFields(indexStatus?.()) };
@@ -47,6 +49,8 @@ function reloadFields(status: IndexStatus | undefined): Record<string, unknown> 
   const last = status.last;
   return {
     reloading: status.reloading,
+    // While a reload runs the previous index serves (200); how far the next one has got.
+    ...buildField(status.progress),
     ...(last === undefined
       ? {}
       : {
@@ -60,4 +64,12 @@ function reloadFields(status: IndexStatus | undefined): Record<string, unknown> 
           },
         }),
   };
+}
+
+/** `build: { phase, done, total, unit }` while a build runs: `unit` names what done/total count, when they count anything. */
+function buildField(progress: BuildProgress | undefined): { build?: Record<string, unknown> } {
+  if (progress === undefined) return {};
+  const { phase, done, total, read, chunks } = progress;
+  const unit = progressUnit(phase);
+  return { build: { phase, done, total, ...(unit ? { unit } : {}), ...(read !== undefined ? { read } : {}), ...(chunks !== undefined ? { chunks } : {}) } };
 }
