@@ -1,3 +1,5 @@
+import { CodedError } from '../coded-error.js';
+
 /**
  * Why a request's credentials were not accepted. `code` is machine-readable and maps one-to-one onto
  * an HTTP response in the adapter (src/http/middleware/auth.ts):
@@ -22,14 +24,11 @@ export type AuthErrorCode =
   | 'insufficient_scope'
   | 'temporarily_unavailable';
 
-export class AuthError extends Error {
-  override readonly name = 'AuthError';
-  readonly code: AuthErrorCode;
+export class AuthError extends CodedError<AuthErrorCode> {
   readonly requiredScopes: readonly string[] | undefined;
 
   constructor(code: AuthErrorCode, message: string, options?: { requiredScopes?: readonly string[]; cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
+    super(code, message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.requiredScopes = options?.requiredScopes;
   }
 }
