@@ -17,12 +17,8 @@ import { CodedError } from '../coded-error.js';
  *
  * Messages name what was wrong and never contain the token itself.
  */
-export type AuthErrorCode =
-  | 'missing_token'
-  | 'invalid_request'
-  | 'invalid_token'
-  | 'insufficient_scope'
-  | 'temporarily_unavailable';
+export const AUTH_ERROR_CODES = ['missing_token', 'invalid_request', 'invalid_token', 'insufficient_scope', 'temporarily_unavailable'] as const;
+export type AuthErrorCode = (typeof AUTH_ERROR_CODES)[number];
 
 export class AuthError extends CodedError<AuthErrorCode> {
   readonly requiredScopes: readonly string[] | undefined;
