@@ -1,3 +1,5 @@
+import { CodedError } from '../coded-error.js';
+
 /**
  * Why a request's credentials were not accepted. `code` is machine-readable and maps one-to-one onto
  * an HTTP response in the adapter (src/http/middleware/auth.ts):
@@ -15,21 +17,14 @@
  *
  * Messages name what was wrong and never contain the token itself.
  */
-export type AuthErrorCode =
-  | 'missing_token'
-  | 'invalid_request'
-  | 'invalid_token'
-  | 'insufficient_scope'
-  | 'temporarily_unavailable';
+export const AUTH_ERROR_CODES = ['missing_token', 'invalid_request', 'invalid_token', 'insufficient_scope', 'temporarily_unavailable'] as const;
+export type AuthErrorCode = (typeof AUTH_ERROR_CODES)[number];
 
-export class AuthError extends Error {
-  override readonly name = 'AuthError';
-  readonly code: AuthErrorCode;
+export class AuthError extends CodedError<AuthErrorCode> {
   readonly requiredScopes: readonly string[] | undefined;
 
   constructor(code: AuthErrorCode, message: string, options?: { requiredScopes?: readonly string[]; cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
+    super(code, message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.requiredScopes = options?.requiredScopes;
   }
 }

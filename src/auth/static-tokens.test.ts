@@ -56,6 +56,7 @@ describe('createStaticTokens', () => {
       } catch (error) {
         expect((error as Error).message).toContain('AUTH_TOKENS entry 2');
         expect((error as Error).message).not.toContain(short);
+        expect(error).toMatchObject({ name: 'StaticTokenConfigError', code: 'invalid_static_token' });
       }
     });
 

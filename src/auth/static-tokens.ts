@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { CodedError } from '../coded-error.js';
 import { B64TOKEN } from './bearer-header.js';
 import type { Principal } from './principal.js';
 
@@ -8,10 +9,11 @@ import type { Principal } from './principal.js';
  */
 export const MIN_STATIC_TOKEN_LENGTH = 32;
 
-
-export class StaticTokenConfigError extends Error {
-  override readonly name = 'StaticTokenConfigError';
-  readonly code = 'invalid_static_token';
+/** A static token (or the metrics token beside them) that cannot be used; the message names it, never quotes it. */
+export class StaticTokenConfigError extends CodedError<'invalid_static_token'> {
+  constructor(message: string) {
+    super('invalid_static_token', message);
+  }
 }
 
 export interface StaticTokens {

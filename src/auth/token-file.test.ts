@@ -23,6 +23,7 @@ describe('readTokenFile', () => {
 
   it('names a missing file and what to do', async () => {
     await expect(readTokenFile(join(dir, 'nope'))).rejects.toThrow(/AUTH_TOKENS_FILE .*nope cannot be read \(ENOENT\)/);
+    await expect(readTokenFile(join(dir, 'nope'))).rejects.toMatchObject({ name: 'TokenFileError', code: 'token_file_unreadable' });
   });
 
   it('names a token too short to be safe by its line number, without quoting it', async () => {
@@ -32,11 +33,13 @@ describe('readTokenFile', () => {
     expect(error).toBeInstanceOf(TokenFileError);
     expect((error as Error).message).toMatch(/weak line 3 is 7 characters/);
     expect((error as Error).message).not.toContain('hunter2');
+    expect((error as TokenFileError).code).toBe('invalid_static_token');
   });
 
   it('refuses a file with no tokens', async () => {
     const path = join(dir, 'empty');
     await writeFile(path, '# nothing here\n\n');
     await expect(readTokenFile(path)).rejects.toBeInstanceOf(TokenFileError);
+    await expect(readTokenFile(path)).rejects.toMatchObject({ code: 'token_file_empty' });
   });
 });

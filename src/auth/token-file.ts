@@ -1,10 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import { staticTokenProblems } from './static-tokens.js';
+import { CodedError } from '../coded-error.js';
+import { type StaticTokenConfigError, staticTokenProblems } from './static-tokens.js';
 
-export class TokenFileError extends Error {
-  override readonly name = 'TokenFileError';
-  readonly code = 'token_file_unreadable';
-}
+/**
+ * Why AUTH_TOKENS_FILE cannot be used: it cannot be read, it holds no token, or a token in it breaks
+ * the rules AUTH_TOKENS follows (the same code as StaticTokenConfigError's).
+ */
+export type TokenFileErrorCode = 'token_file_unreadable' | 'token_file_empty' | StaticTokenConfigError['code'];
+
+export class TokenFileError extends CodedError<TokenFileErrorCode> {}
 
 /**
  * Reads `AUTH_TOKENS_FILE`: one token a line; blank lines and lines starting with `#` are ignored,
@@ -18,19 +22,19 @@ export async function readTokenFile(path: string): Promise<string[]> {
     text = await readFile(path, 'utf8');
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new TokenFileError(`AUTH_TOKENS_FILE ${path} cannot be read (${reason}); point it at a file with one token a line`);
+    throw new TokenFileError('token_file_unreadable', `AUTH_TOKENS_FILE ${path} cannot be read (${reason}); point it at a file with one token a line`);
   }
   const lines = text
     .split('\n')
     .map((line, index) => ({ token: line.trim(), line: index + 1 }))
     .filter(({ token }) => token !== '' && !token.startsWith('#'));
   if (lines.length === 0) {
-    throw new TokenFileError(`AUTH_TOKENS_FILE ${path} has no tokens; put one token on each line`);
+    throw new TokenFileError('token_file_empty', `AUTH_TOKENS_FILE ${path} has no tokens; put one token on each line`);
   }
   const problems = staticTokenProblems(
     lines.map(({ token }) => token),
     (index) => `AUTH_TOKENS_FILE ${path} line ${lines[index]?.line ?? '?'}`,
   );
-  if (problems.length > 0) throw new TokenFileError(problems.join('; '));
+  if (problems.length > 0) throw new TokenFileError('invalid_static_token', problems.join('; '));
   return lines.map(({ token }) => token);
 }

@@ -4,6 +4,7 @@ import { ConfigError } from './config-error.js';
 import { loadConfig } from './load-config.js';
 import { problemsOf } from '../../test/support/config-problems.js';
 import { DEFAULT_TOOL_LIMITS, resolveToolLimits, TOOL_LIMIT_RANGES } from '../mcp/tools/tool-limits.js';
+import { checkTopK, MAX_TOP_K } from '../search/top-k.js';
 
 describe('config', () => {
   describe('loadConfig', () => {
@@ -171,6 +172,11 @@ describe('config', () => {
         expect(() => loadConfig({ [variable]: String(value) })).toThrow(new RegExp(`${variable}="${value}": must be at (least ${min}|most ${max})`));
         expect(() => resolveToolLimits({ [key]: value })).toThrow(RangeError);
       }
+    });
+
+    it("lets MAX_TOP_K reach the search engine's own ceiling and no further", () => {
+      expect(TOOL_LIMIT_RANGES.maxTopK[1]).toBe(MAX_TOP_K);
+      expect(() => checkTopK(loadConfig({ MAX_TOP_K: String(MAX_TOP_K) }).toolLimits.maxTopK)).not.toThrow();
     });
 
     describe('sessions and the shared store', () => {

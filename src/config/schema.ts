@@ -7,6 +7,7 @@
 import { LOG_LEVELS } from '../logger.js';
 import { MAX_EMBEDDING_DIMENSIONS } from '../providers/embeddings-client.js';
 import { DEFAULT_SEARCH_OPTIONS, SEARCH_OPTION_RANGES } from '../search/search-options.js';
+import { MAX_TOP_K } from '../search/top-k.js';
 import { boolean, decimal, integer, oneOf, providerUrl, secret, text, url } from './env-kinds.js';
 import type { Kind } from './env-kinds.js';
 
@@ -127,7 +128,7 @@ export const SERVER_VARIABLES = {
     { shownDefault: 'a quarter of the container\'s memory limit (cgroup) or of the machine\'s memory, from 128 to 1024' }),
 
   MAX_QUERY_CHARS: variable('Tool limits', integer(1, 100_000, 1000), 'Longest `search_documents` query, in characters after trimming.'),
-  MAX_TOP_K: variable('Tool limits', integer(1, 1000, 50), 'Largest `top_k` of `search_documents`.'),
+  MAX_TOP_K: variable('Tool limits', integer(1, MAX_TOP_K, 50), 'Largest `top_k` of `search_documents`.'),
   MAX_DOCUMENT_CHARS: variable('Tool limits', integer(100, 1_000_000, 100_000),
     'Largest `get_document` `max_chars`, and the cut of `resources/read`, in characters; the default is about 25,000 tokens, what a client such as Claude Code accepts for a tool result.'),
   MAX_PAGE_SIZE: variable('Tool limits', integer(1, 10_000, 100), 'Largest `list_documents` `limit`, and the `resources/list` page.'),

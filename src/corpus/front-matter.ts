@@ -1,4 +1,4 @@
-import matter from 'gray-matter';
+import { type DocumentOptions, type ParseOptions, parse, type SchemaOptions, type ToJSOptions, YAMLParseError } from 'yaml';
 
 /** What the YAML front matter of a document says, and where its body begins. */
 export interface FrontMatter {
@@ -6,23 +6,33 @@ export interface FrontMatter {
   bodyStart: number;
   /** The `title` value when present and a non-empty scalar, trimmed. */
   title?: string;
-  /** Set when a delimited block exists but is not valid YAML; the block is still treated as front matter. */
+  /** Set when a delimited block exists but is not read (not valid YAML, hostile, too long); the block is still treated as front matter. */
   error?: string;
 }
 
-// A block opens with `---` alone on the first line (no language tag: gray-matter would hand `---js`
-// to `eval`) and closes at the next line that is `---` alone. Trailing spaces are tolerated.
+/**
+ * Front matter longer than this (in UTF-16 code units) is not parsed. Real front matter is a few
+ * hundred characters; YAML parsing is superlinear in some shapes (unique-key checks, flow mappings),
+ * so a file that is mostly front matter could otherwise hold a build for seconds.
+ */
+export const MAX_FRONT_MATTER_CHARS = 64 * 1024;
+
+// A block opens with `---` alone on the first line and closes at the next line that is `---` alone.
+// Trailing spaces are tolerated. A language tag (`---js`) is not front matter: such blocks were once
+// evaluated as code by front-matter libraries, and here they are body text.
 const OPENING = /^---[ \t]*(?:\r\n|\r|\n)/;
 const CLOSING = /^---[ \t]*(?:\r\n|\r|\n|$)/m;
 
-const refuse = (): object => {
-  throw new Error('only YAML front matter is supported');
-};
-// Passing options also turns off gray-matter's process-wide cache keyed by file content, which would
-// otherwise keep every document's text alive for the life of the process.
-const MATTER_OPTIONS = {
-  language: 'yaml',
-  engines: { js: refuse, javascript: refuse, coffee: refuse, coffeescript: refuse, cson: refuse },
+const YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions & ToJSOptions = {
+  // Errors throw; warnings (an unknown tag, say) are not printed to the console.
+  logLevel: 'error',
+  // The message names the problem; the line is added below, counted in the file rather than the block.
+  prettyErrors: false,
+  // Against "billion laughs": aliases that would expand past this many nodes are an error (the library's
+  // default, stated so it does not drift).
+  maxAliasCount: 100,
+  // `title: 2024-05-01` reads as a date, as it did under YAML 1.1 front matter parsers.
+  customTags: ['timestamp'],
 };
 
 /**
@@ -37,14 +47,18 @@ export function parseFrontMatter(text: string): FrontMatter {
   if (!closing) return { bodyStart: 0 };
   const bodyStart = afterOpening + closing.index + closing[0].length;
   const yaml = text.slice(afterOpening, afterOpening + closing.index);
+  if (yaml.length > MAX_FRONT_MATTER_CHARS) {
+    return {
+      bodyStart,
+      error: `front matter is ${yaml.length} characters, over the ${MAX_FRONT_MATTER_CHARS} that are read; its title is not read`,
+    };
+  }
 
   let data: unknown;
   try {
-    // The block is handed over with normalised delimiters so gray-matter sees exactly what we found.
-    data = matter(`---\n${yaml.replace(/\r\n?/g, '\n')}---\n`, MATTER_OPTIONS).data;
+    data = parse(yaml, YAML_OPTIONS);
   } catch (error) {
-    const detail = error instanceof Error ? firstLine(error.message) : String(error);
-    return { bodyStart, error: `front matter is not valid YAML (${detail})` };
+    return { bodyStart, error: `front matter is not valid YAML (${describe(error, yaml)})` };
   }
   if (data === null || data === undefined) return { bodyStart };
   if (typeof data !== 'object' || Array.isArray(data)) return { bodyStart: 0 };
@@ -61,6 +75,21 @@ function scalarText(value: unknown): string | undefined {
   return undefined;
 }
 
-function firstLine(message: string): string {
-  return message.split('\n', 1)[0]?.trim() ?? message;
+/** The parser's complaint in one line, with the file's line number when the parser gives a position. */
+function describe(error: unknown, yaml: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const first = message.split('\n', 1)[0]?.trim() ?? message;
+  if (!(error instanceof YAMLParseError)) return first;
+  // The block starts on the file's second line, after the opening delimiter.
+  const line = countLineBreaks(yaml, error.pos[0]) + 2;
+  return `${first}, line ${line}`;
+}
+
+function countLineBreaks(text: string, end: number): number {
+  let count = 0;
+  for (let i = 0; i < end && i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0a || (c === 0x0d && text.charCodeAt(i + 1) !== 0x0a)) count++;
+  }
+  return count;
 }

@@ -8,6 +8,9 @@ import { MCP_ERAS } from '../mcp/mcp-service.js';
 import type { McpEra, ToolCallOutcome } from '../mcp/mcp-service.js';
 import { SEMANTIC_STATES } from '../semantic/semantic-service.js';
 import type { SemanticState } from '../semantic/semantic-service.js';
+import { AUTH_ERROR_CODES } from '../auth/auth-error.js';
+import { RELOAD_OUTCOMES } from '../index-service/index-service.js';
+import type { ReloadOutcome } from '../index-service/index-service.js';
 import { SIGN_IN_EVENTS } from '../auth/server/protocol.js';
 import type { SignInEvent } from '../auth/server/protocol.js';
 import { TOOLS } from '../mcp/tools/create-tools.js';
@@ -23,15 +26,7 @@ export const KNOWN_TOOLS: readonly string[] = TOOLS.map((tool) => tool.name);
 
 
 /** Why a request was refused by auth; anything else is counted as 'other'. */
-export const AUTH_FAILURE_REASONS = [
-  'missing_token',
-  'invalid_token',
-  'invalid_request',
-  'insufficient_scope',
-  'temporarily_unavailable',
-  'session_principal_mismatch',
-  'metrics_token',
-] as const;
+export const AUTH_FAILURE_REASONS = [...AUTH_ERROR_CODES, 'session_principal_mismatch', 'metrics_token'] as const;
 export type AuthFailureReason = (typeof AUTH_FAILURE_REASONS)[number];
 
 /** Why the server closed a connection itself: refused past MAX_CONNECTIONS, or an answer not taken within WRITE_TIMEOUT_MS. */
@@ -54,7 +49,7 @@ export interface IndexGaugeValues {
 
 /** A finished index build or reload, as the metrics record it. */
 export interface IndexReloadValues {
-  outcome: 'ok' | 'failed';
+  outcome: ReloadOutcome;
   /** Ms since the epoch. */
   finishedAt: number;
   /** Generation serving after it (0 when none ever built). */
@@ -183,7 +178,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   const indexBuild = gauge('corpus_mcp_index_build_seconds', 'Seconds taken to build the search index from the loaded documents (reading the corpus not included).');
   const indexReady = gauge('corpus_mcp_index_ready', '1 once the index is built, else 0.');
   const indexGeneration = gauge('corpus_mcp_index_generation', 'Generation of the index being served: 1 after boot, +1 per successful reload, 0 before the first.');
-  const indexReloads = counter('corpus_mcp_index_reloads_total', 'Index builds and reloads finished, boot included, by outcome (failed: the previous index kept serving).', ['outcome'], ['ok', 'failed']);
+  const indexReloads = counter('corpus_mcp_index_reloads_total', 'Index builds and reloads finished, boot included, by outcome (failed: the previous index kept serving).', ['outcome'], RELOAD_OUTCOMES);
   const indexLastReload = gauge('corpus_mcp_index_last_reload_timestamp_seconds', 'Unix time the last index build or reload finished, whatever its outcome.');
   const indexLastReloadOk = gauge('corpus_mcp_index_last_reload_success', '1 when the last index build or reload succeeded, 0 when it failed.');
   gauge('corpus_mcp_index_build_progress', 'Share done (0 to 1) of the phase under way of the index build or reload running now, labelled by that phase (read: files, index: documents; other phases are not counted and stay 0); no series when none runs.', ['phase'], (progress) => {

@@ -84,10 +84,9 @@ export function manifestOf(files: readonly FileCandidate[], digests: ReadonlyMap
  * Thrown by `manifestDifference` with `readTouched: false` at the first file whose stat changed but
  * whose size did not: only its bytes can tell, and the caller chose not to read any.
  */
-export class UnreadFileError extends Error {
+export class UnreadFileError extends CodedError<'unread_file'> {
   constructor(readonly source: string) {
-    super(`${JSON.stringify(source)} has a new time or inode and the same size; only its bytes can tell whether it changed`);
-    this.name = 'UnreadFileError';
+    super('unread_file', `${JSON.stringify(source)} has a new time or inode and the same size; only its bytes can tell whether it changed`);
   }
 }
 

@@ -19,7 +19,8 @@ export interface IndexSink {
   fail(error: Error): void;
 }
 
-export type ReloadOutcome = 'ok' | 'failed';
+export const RELOAD_OUTCOMES = ['ok', 'failed'] as const;
+export type ReloadOutcome = (typeof RELOAD_OUTCOMES)[number];
 
 /** The newest reload (or the boot), for /readyz and the metrics. */
 export interface ReloadRecord {

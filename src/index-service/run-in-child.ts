@@ -8,21 +8,18 @@ import { fork } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CodedError } from '../coded-error.js';
+import { type CorpusErrorCode, isCorpusErrorCode } from '../corpus/corpus-error.js';
 import { entryFile } from '../entry-file.js';
 import type { BuildProgress } from './build-progress.js';
 import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import type { ChildProgress, ChildReply, ChildRequest } from './index-child.js';
 
-/** A failed job: `code` is the thrown error's code when it had one (e.g. CorpusError's `no_documents`). */
-export class IndexJobError extends Error {
-  readonly code: string | undefined;
+/** Why a job failed: the corpus loader's code (e.g. `no_documents`) when it refused the corpus, else `build_failed`. */
+export type IndexJobErrorCode = CorpusErrorCode | 'build_failed';
 
-  constructor(message: string, code?: string) {
-    super(message);
-    this.name = 'IndexJobError';
-    this.code = code;
-  }
-}
+/** A failed job; the message is the child's, or says how the child process failed. */
+export class IndexJobError extends CodedError<IndexJobErrorCode> {}
 
 const { url: childUrl, fromSources } = entryFile(import.meta.url, 'index-child');
 const childPath = childUrl.pathname;
@@ -58,17 +55,17 @@ export async function runInChild(job: IndexJob, { onProgress }: RunInChildOption
       child.once('error', (error) => {
         if (settled) return;
         settled = true;
-        reject(new IndexJobError(`the index build process failed: ${error.message}`, (error as NodeJS.ErrnoException).code));
+        reject(new IndexJobError('build_failed', `the index build process failed: ${error.message}`));
       });
       child.once('exit', (code, signal) => {
         if (settled) return;
         settled = true;
-        reject(new IndexJobError(`the index build process exited with ${signal ?? `code ${code}`} before finishing`));
+        reject(new IndexJobError('build_failed', `the index build process exited with ${signal ?? `code ${code}`} before finishing`));
       });
       const request: ChildRequest = { job, bytesFile };
       child.send(request);
     });
-    if (!reply.ok) throw new IndexJobError(reply.error.message, reply.error.code);
+    if (!reply.ok) throw new IndexJobError(isCorpusErrorCode(reply.error.code) ? reply.error.code : 'build_failed', reply.error.message);
     // Not copied: a second tens-of-MB allocation would raise the RSS after boot until a GC ran.
     const bytes = reply.result.bytes ?? (await readFile(bytesFile));
     return { ...reply.result, bytes };

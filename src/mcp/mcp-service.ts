@@ -5,6 +5,7 @@
 // schema is written twice and both eras answer the same `structuredContent`.
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { CallToolResult, ListResourcesResult, ListToolsResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { CodedError } from '../coded-error.js';
 import { sessionLogId, silentLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
 import type { IndexHolder, ServedCorpus } from './index-holder.js';
@@ -82,10 +83,9 @@ export interface McpService {
 }
 
 /** The index was not built within the request timeout. */
-class IndexNotReadyError extends Error {
+class IndexNotReadyError extends CodedError<'index_not_ready'> {
   constructor(readonly waitedMs: number) {
-    super(`the document index is still being built (waited ${waitedMs} ms)`);
-    this.name = 'IndexNotReadyError';
+    super('index_not_ready', `the document index is still being built (waited ${waitedMs} ms)`);
   }
 }
 

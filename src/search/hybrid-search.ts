@@ -1,6 +1,7 @@
 import { fuseRankings } from './rank-fusion.js';
 import type { SearchHit, SearchIndex } from './search-index.js';
 import { SearchError } from './search-error.js';
+import { checkTopK } from './top-k.js';
 import type { VectorIndex } from './vector-index.js';
 
 /** How a query is matched: by words (BM25F), by meaning (embeddings), or both fused with RRF. */
@@ -20,7 +21,7 @@ export interface RankedHit {
 
 export interface HybridSearchOptions {
   mode: SearchMode;
-  /** Hits to return, 1–1000. */
+  /** Hits to return, 1 to MAX_TOP_K (top-k.ts). */
   topK: number;
   pathPrefix?: string;
   /** The query's unit vector, from the same model as the chunk vectors; needed by semantic and hybrid. */
@@ -33,7 +34,6 @@ export interface HybridSearchOptions {
 }
 
 const MIN_FUSION_DEPTH = 50;
-const MAX_TOP_K = 1000;
 
 /**
  * Keyword, semantic or hybrid search over one index and its chunk vectors. Pure and synchronous:
@@ -42,9 +42,7 @@ const MAX_TOP_K = 1000;
  */
 export function hybridSearch(index: SearchIndex, vectors: VectorIndex | undefined, query: string, options: HybridSearchOptions): RankedHit[] {
   const { mode, topK, pathPrefix = '', queryVector } = options;
-  if (!Number.isInteger(topK) || topK < 1 || topK > MAX_TOP_K) {
-    throw new SearchError('invalid_argument', `topK=${String(topK)} is invalid: expected an integer from 1 to ${MAX_TOP_K}`);
-  }
+  checkTopK(topK);
   if (mode === 'keyword') {
     const { ids, scores } = index.rankChunks(query, topK, pathPrefix);
     return index.hits(query, ids, scores).map((hit, i) => ({ hit, score: scores[i] as number, foundBy: ['keyword'] }));

@@ -8,6 +8,7 @@ import { resolveSearchOptions, type ResolvedSearchOptions, type SearchIndexOptio
 import { makeSnippet, SnippetQuery } from './snippet.js';
 import { createTokenizer, type Tokenizer } from './tokenizer.js';
 import { TermIdList } from './term-id-list.js';
+import { checkTopK } from './top-k.js';
 import { Vocabulary } from './vocabulary.js';
 import { DocumentArray, indexOfSource, lowerBoundSource, type DocumentTable } from './document-table.js';
 
@@ -80,14 +81,13 @@ export interface IndexStats {
 }
 
 export interface SearchOptions {
-  /** Hits to return. Default 10; a positive integer up to 1000. */
+  /** Hits to return. Default 10; a positive integer up to MAX_TOP_K (top-k.ts). */
   topK?: number;
   /** Only chunks whose source starts with this string; a leading '/' or './' is ignored. */
   pathPrefix?: string;
 }
 
 const DEFAULT_TOP_K = 10;
-const MAX_TOP_K = 1000;
 
 /**
  * A search index taken apart into plain data: what a snapshot stores. `SearchIndex.fromParts` puts it
@@ -289,13 +289,11 @@ export class SearchIndex {
   /**
    * The best chunks for `query`, best first. Returns [] when the query has no searchable term
    * (empty, only stop words or punctuation) or no chunk matches. Throws a `SearchError` with code
-   * `invalid_argument` when `topK` is not an integer from 1 to 1000.
+   * `invalid_argument` when `topK` is not an integer from 1 to MAX_TOP_K.
    */
   search(query: string, options: SearchOptions = {}): SearchHit[] {
     const topK = options.topK ?? DEFAULT_TOP_K;
-    if (!Number.isInteger(topK) || topK < 1 || topK > MAX_TOP_K) {
-      throw new SearchError('invalid_argument', `topK=${String(topK)} is invalid: expected an integer from 1 to ${MAX_TOP_K}`);
-    }
+    checkTopK(topK);
     const ranked = this.rankChunks(query, topK, options.pathPrefix);
     return this.hits(query, ranked.ids, ranked.scores);
   }

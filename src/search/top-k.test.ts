@@ -1,6 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TopK } from './top-k.js';
+import { checkTopK, MAX_TOP_K, TopK } from './top-k.js';
+
+describe('checkTopK', () => {
+  it.each([1, 10, MAX_TOP_K])('accepts %s', (topK) => {
+    expect(() => checkTopK(topK)).not.toThrow();
+  });
+
+  it.each([0, -1, 2.5, Number.NaN, MAX_TOP_K + 1])('refuses %s with invalid_argument, naming the range', (topK) => {
+    expect(() => checkTopK(topK)).toThrow(expect.objectContaining({ code: 'invalid_argument', message: `topK=${topK} is invalid: expected an integer from 1 to ${MAX_TOP_K}` }));
+  });
+});
 
 describe('TopK', () => {
   describe('drain', () => {

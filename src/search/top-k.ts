@@ -1,3 +1,18 @@
+import { SearchError } from './search-error.js';
+
+/**
+ * The most hits one search may return. The engine's bound, not a tool's: the MAX_TOP_K setting (the
+ * `top_k` ceiling of search_documents) ranges up to it, so every layer accepts the same numbers.
+ */
+export const MAX_TOP_K = 1000;
+
+/** Throws a `SearchError` (`invalid_argument`) unless `topK` is a whole number from 1 to MAX_TOP_K. */
+export function checkTopK(topK: number): void {
+  if (!Number.isInteger(topK) || topK < 1 || topK > MAX_TOP_K) {
+    throw new SearchError('invalid_argument', `topK=${String(topK)} is invalid: expected an integer from 1 to ${MAX_TOP_K}`);
+  }
+}
+
 /**
  * Keeps the k best (score, id) pairs seen, in a bounded min-heap: O(n log k) over n candidates
  * instead of sorting all of them. "Better" means a higher score, then a lower id, so ties are

@@ -23,6 +23,8 @@ export type SemanticState =
 
 /** Every `SemanticState['state']`, in the order they are reported (one metrics gauge series each). */
 export const SEMANTIC_STATES = ['off', 'starting', 'ready', 'degraded'] as const satisfies readonly SemanticState['state'][];
+// `satisfies` refuses a name that is not a state; this refuses a state left out of the list.
+const _everyStateListed: [Exclude<SemanticState['state'], (typeof SEMANTIC_STATES)[number]>] extends [never] ? true : never = true;
 
 /** Why a query could not use embeddings; the tools put `reason` in their note. */
 export interface SemanticUnavailable {

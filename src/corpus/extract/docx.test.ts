@@ -32,6 +32,7 @@ describe('extractDocx', () => {
       const error = await extractDocx(await makeDocxZipBomb(), limits).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ExtractionError);
       expect((error as Error).message).toBe('would unpack to 128 MB, over the 100 MB limit (a zip bomb?)');
+      expect((error as ExtractionError).code).toBe('over_limit');
     });
 
     it('a zip bomb whose directory lies about its sizes, stopped while inflating, before mammoth sees it', async () => {

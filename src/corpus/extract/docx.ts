@@ -40,12 +40,12 @@ export async function extractDocx(bytes: Uint8Array, { maxUnpackedBytes }: Extra
     });
     core = files[CORE_PROPERTIES];
   } catch (error) {
-    throw new ExtractionError(`not a readable DOCX: not a zip archive, or a damaged one (${firstLine(error)})`);
+    throw new ExtractionError('damaged', `not a readable DOCX: not a zip archive, or a damaged one (${firstLine(error)})`);
   }
   if (unpacked > maxUnpackedBytes) {
-    throw new ExtractionError(`would unpack to ${formatBytes(unpacked)}, over the ${formatBytes(maxUnpackedBytes)} limit (a zip bomb?)`);
+    throw new ExtractionError('over_limit', `would unpack to ${formatBytes(unpacked)}, over the ${formatBytes(maxUnpackedBytes)} limit (a zip bomb?)`);
   }
-  if (!hasDocument) throw new ExtractionError(`not a Word document (the archive has no ${MAIN_DOCUMENT})`);
+  if (!hasDocument) throw new ExtractionError('damaged', `not a Word document (the archive has no ${MAIN_DOCUMENT})`);
 
   const stored = zipSync(inflateBounded(bytes, maxUnpackedBytes), { level: 0 });
   let html: string;
@@ -54,7 +54,7 @@ export async function extractDocx(bytes: Uint8Array, { maxUnpackedBytes }: Extra
     const convertImage = mammoth.images.imgElement(() => Promise.resolve({ src: '' }));
     html = (await mammoth.convertToHtml({ buffer: Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength) }, { convertImage })).value;
   } catch (error) {
-    throw new ExtractionError(`damaged DOCX (${firstLine(error)})`);
+    throw new ExtractionError('damaged', `damaged DOCX (${firstLine(error)})`);
   }
   const extracted = extractHtml(html);
   const title = core === undefined ? undefined : coreTitle(core);
@@ -75,12 +75,12 @@ function inflateBounded(bytes: Uint8Array, maxUnpackedBytes: number): Record<str
     file.ondata = (error, chunk, final) => {
       if (failure !== undefined) return;
       if (error) {
-        failure = new ExtractionError(`damaged DOCX (${firstLine(error)})`);
+        failure = new ExtractionError('damaged', `damaged DOCX (${firstLine(error)})`);
         return;
       }
       unpacked += chunk.length;
       if (unpacked > maxUnpackedBytes) {
-        failure = new ExtractionError(`unpacks to more than the ${formatBytes(maxUnpackedBytes)} limit, though its zip directory declares less (a zip bomb?)`);
+        failure = new ExtractionError('over_limit', `unpacks to more than the ${formatBytes(maxUnpackedBytes)} limit, though its zip directory declares less (a zip bomb?)`);
         file.terminate();
         return;
       }
@@ -90,7 +90,7 @@ function inflateBounded(bytes: Uint8Array, maxUnpackedBytes: number): Record<str
     try {
       file.start();
     } catch (error) {
-      failure ??= new ExtractionError(`damaged DOCX (${firstLine(error)})`);
+      failure ??= new ExtractionError('damaged', `damaged DOCX (${firstLine(error)})`);
     }
   });
   unzip.register(UnzipInflate);
@@ -99,7 +99,7 @@ function inflateBounded(bytes: Uint8Array, maxUnpackedBytes: number): Record<str
       unzip.push(bytes.subarray(at, at + INFLATE_STEP_BYTES), at + INFLATE_STEP_BYTES >= bytes.length);
     }
   } catch (error) {
-    failure ??= new ExtractionError(`damaged DOCX (${firstLine(error)})`);
+    failure ??= new ExtractionError('damaged', `damaged DOCX (${firstLine(error)})`);
   }
   if (failure !== undefined) throw failure;
   return entries;

@@ -31,16 +31,16 @@ export async function extractDocument(format: DocumentFormat, input: string | Ui
     case 'docx':
       return extractDocx(asBytes(input), limits);
     default:
-      throw new ExtractionError(`no extractor for ${format} files`);
+      throw new ExtractionError('unsupported', `no extractor for ${format} files`);
   }
 }
 
 function asBytes(input: string | Uint8Array): Uint8Array {
-  if (typeof input === 'string') throw new ExtractionError('a binary format was handed text, not bytes');
+  if (typeof input === 'string') throw new ExtractionError('unsupported', 'a binary format was handed text, not bytes');
   return input;
 }
 
 function asText(input: string | Uint8Array): string {
-  if (typeof input !== 'string') throw new ExtractionError('a text format was handed bytes, not text');
+  if (typeof input !== 'string') throw new ExtractionError('unsupported', 'a text format was handed bytes, not text');
   return input;
 }

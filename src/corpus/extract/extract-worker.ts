@@ -3,7 +3,7 @@
 import type { DocumentFormat } from '../document.js';
 import { extractDocument } from './extract-document.js';
 import type { ExtractionLimits } from './extracted.js';
-import { type Extracted, ExtractionError } from './extracted.js';
+import { type Extracted, ExtractionError, type ExtractionErrorCode } from './extracted.js';
 
 export interface ExtractionTask {
   format: DocumentFormat;
@@ -11,13 +11,13 @@ export interface ExtractionTask {
   limits: ExtractionLimits;
 }
 
-export type ExtractionResult = { extracted: Extracted } | { skipped: string };
+export type ExtractionResult = { extracted: Extracted } | { skipped: string; code: ExtractionErrorCode };
 
 export async function extractInWorker({ format, input, limits }: ExtractionTask): Promise<ExtractionResult> {
   try {
     return { extracted: await extractDocument(format, input, limits) };
   } catch (error) {
-    if (error instanceof ExtractionError) return { skipped: error.message };
+    if (error instanceof ExtractionError) return { skipped: error.message, code: error.code };
     throw error;
   }
 }

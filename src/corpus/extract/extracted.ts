@@ -1,4 +1,5 @@
 // What every extractor returns, the limits it enforces, and the small text helpers they share.
+import { CodedError } from '../../coded-error.js';
 import type { PageSpan, Section } from '../document.js';
 
 /** A file's structure as one extractor read it; read-document.ts adds the source, bytes and fallbacks. */
@@ -23,10 +24,27 @@ export interface ExtractionLimits {
   maxUnpackedBytes: number;
 }
 
-/** The file cannot be served; `reason` is shown to clients in list_documents, so it names no path. */
-export class ExtractionError extends Error {
-  override readonly name = 'ExtractionError';
-}
+/** Why an extractor could not serve a file. */
+export type ExtractionErrorCode =
+  /** No extractor for the format, or the wrong kind of input for it (text for a binary format, or bytes for text). */
+  | 'unsupported'
+  /** Not a readable file of its format: truncated, damaged, or another kind of file. */
+  | 'damaged'
+  /** The file needs a password to open. */
+  | 'encrypted'
+  /** The file opens but holds no text to serve (a scanned PDF). */
+  | 'no_text'
+  /** Over a limit the extractor enforces itself: pages, unpacked bytes, nesting depth. */
+  | 'over_limit'
+  /** Extraction took longer than the pool's time limit. */
+  | 'timed_out'
+  /** Extraction needed more memory than the pool allows. */
+  | 'out_of_memory'
+  /** The extractor failed in a way it did not foresee (a parser's bug, a stack overflow). */
+  | 'unreadable';
+
+/** The file cannot be served; the message is shown to clients in list_documents, so it names no path. */
+export class ExtractionError extends CodedError<ExtractionErrorCode> {}
 
 /**
  * The skip reason for an extractor that failed with something other than an `ExtractionError` (a

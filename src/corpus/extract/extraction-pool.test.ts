@@ -22,6 +22,7 @@ describe('createExtractionPool', () => {
     it('stops an extraction that runs past the time limit and says so, then serves the next file', async () => {
       pool = createExtractionPool({ timeoutMs: 5, memoryMb: 256, threads: 1, limits });
       await expect(pool.extract('html', bigPage)).rejects.toThrow('extraction took longer than the 0.005 s limit');
+      await expect(pool.extract('html', bigPage)).rejects.toMatchObject({ name: 'ExtractionError', code: 'timed_out' });
       await pool.close();
       pool = createExtractionPool({ timeoutMs: 30_000, memoryMb: 256, threads: 1, limits });
       await expect(pool.extract('html', '<p>next</p>')).resolves.toMatchObject({ text: 'next' });
@@ -36,7 +37,7 @@ describe('createExtractionPool', () => {
       const bomb = await makeFlateBombPdf(320 * 1024 * 1024);
       const good = await makePdf({ pages: [{ lines: ['Harbour lights at dusk.'] }] });
       const [bombed, served] = await Promise.allSettled([pool.extract('pdf', bomb), pool.extract('pdf', good)]);
-      expect(bombed).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/^extraction needed more than the (64|32) MB memory limit$/) } });
+      expect(bombed).toMatchObject({ status: 'rejected', reason: { code: 'out_of_memory', message: expect.stringMatching(/^extraction needed more than the (64|32) MB memory limit$/) } });
       // Known gap on Node 24: when the worker's heap limit stops the bomb first, the good file beside it
       // is refused too (it is not re-run alone as the watchdog's stops are). On Node 20 it is served.
       if (Number(process.versions.node.split('.')[0]) < 22) {
@@ -47,6 +48,8 @@ describe('createExtractionPool', () => {
     it('passes an extractor’s refusal on as its reason', async () => {
       pool = createExtractionPool({ timeoutMs: 30_000, memoryMb: 256, threads: 1, limits });
       await expect(pool.extract('html', '<div>'.repeat(5000))).rejects.toThrow('nested more than 2000 levels deep');
+      // The code crosses the thread boundary with the message.
+      await expect(pool.extract('html', '<div>'.repeat(5000))).rejects.toMatchObject({ name: 'ExtractionError', code: 'over_limit' });
     });
   });
 

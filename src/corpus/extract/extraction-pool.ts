@@ -8,6 +8,7 @@
 // threads × memoryMb. Which of them grew is not known: each aborted file is run again alone, and
 // only a file that passes the limit alone is skipped.
 import { Piscina } from 'piscina';
+import { CodedError } from '../../coded-error.js';
 import { entryFile } from '../../entry-file.js';
 import type { DocumentFormat } from '../document.js';
 import { type Extracted, ExtractionError, unreadableAs } from './extracted.js';
@@ -33,8 +34,11 @@ function workersMemory(): number {
   return rss - heapTotal - external;
 }
 
-class MemoryLimitExceeded extends Error {
-  override readonly name = 'MemoryLimitExceeded';
+/** The watchdog's abort reason: the workers together hold more than the pool's memory limit. */
+class MemoryLimitExceeded extends CodedError<'memory_limit_exceeded'> {
+  constructor(limitBytes: number) {
+    super('memory_limit_exceeded', `the extraction workers hold more than the ${limitBytes / MB} MB memory limit`);
+  }
 }
 
 export function createExtractionPool(options: ExtractionPoolOptions): ExtractionPool {
@@ -87,7 +91,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     extracting.add(controller);
     watchdog ??= setInterval(() => {
       if (workersMemory() - baseline <= memoryLimit) return;
-      for (const running of extracting) running.abort(new MemoryLimitExceeded());
+      for (const running of extracting) running.abort(new MemoryLimitExceeded(memoryLimit));
     }, WATCHDOG_INTERVAL_MS).unref();
   };
   const unwatch = (controller: AbortController): void => {
@@ -106,12 +110,12 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     watch(controller);
     try {
       const result = await pool.run({ format, input, limits }, { signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), controller.signal]) });
-      if ('skipped' in result) throw new ExtractionError(result.skipped);
+      if ('skipped' in result) throw new ExtractionError(result.code, result.skipped);
       return result.extracted;
     } catch (error) {
       if (error instanceof ExtractionError) throw error;
-      if (!(controller.signal.reason instanceof MemoryLimitExceeded)) throw new ExtractionError(describeFailure(error, format, timeoutMs, memoryMb));
-      if (alone) throw new ExtractionError(`extraction needed more than the ${threads * memoryMb} MB memory limit`);
+      if (!(controller.signal.reason instanceof MemoryLimitExceeded)) throw failure(error, format, timeoutMs, memoryMb);
+      if (alone) throw new ExtractionError('out_of_memory', `extraction needed more than the ${threads * memoryMb} MB memory limit`);
     } finally {
       unwatch(controller);
       free();
@@ -129,9 +133,9 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
   };
 }
 
-function describeFailure(error: unknown, format: DocumentFormat, timeoutMs: number, memoryMb: number): string {
+function failure(error: unknown, format: DocumentFormat, timeoutMs: number, memoryMb: number): ExtractionError {
   const { name, code } = (error ?? {}) as { name?: string; code?: string };
-  if (name === 'AbortError' || name === 'TimeoutError') return `extraction took longer than the ${timeoutMs / 1000} s limit`;
-  if (code === 'ERR_WORKER_OUT_OF_MEMORY') return `extraction needed more than the ${memoryMb} MB memory limit`;
-  return unreadableAs(format, error);
+  if (name === 'AbortError' || name === 'TimeoutError') return new ExtractionError('timed_out', `extraction took longer than the ${timeoutMs / 1000} s limit`);
+  if (code === 'ERR_WORKER_OUT_OF_MEMORY') return new ExtractionError('out_of_memory', `extraction needed more than the ${memoryMb} MB memory limit`);
+  return new ExtractionError('unreadable', unreadableAs(format, error));
 }

@@ -74,7 +74,7 @@ export function extractHtml(html: string): Extracted {
     {
       onopentag(name, attributes) {
         if (stack.length >= MAX_HTML_DEPTH) {
-          throw new ExtractionError(`elements nested more than ${MAX_HTML_DEPTH} levels deep (a broken or hostile page)`);
+          throw new ExtractionError('over_limit', `elements nested more than ${MAX_HTML_DEPTH} levels deep (a broken or hostile page)`);
         }
         const parentLeftOut = stack.at(-1)?.leftOut ?? false;
         const leftOut = parentLeftOut || LEFT_OUT.has(name) || isHidden(attributes);

@@ -68,15 +68,16 @@ describe('extractPdf', () => {
 
   describe('files it refuses, with a reason', () => {
     it.each([
-      ['an encrypted PDF', makeEncryptedPdf, 'encrypted PDF (it needs a password to open)'],
-      ['a truncated PDF', () => makeTruncatedPdf(0.5), /^not a readable PDF: truncated or damaged/],
-      ['a PDF with no text layer', makeScannedPdf, 'no text layer (a scanned PDF? OCR is not supported)'],
-      ['a PDF over the page limit', () => makeManyPagePdf(5000), '5000 pages, over the 2000-page limit'],
-      ['bytes that are not a PDF', async () => new TextEncoder().encode('<html>not a pdf</html>'), /^not a readable PDF/],
-    ])('%s', async (_name, make, reason) => {
+      ['an encrypted PDF', makeEncryptedPdf, 'encrypted PDF (it needs a password to open)', 'encrypted'],
+      ['a truncated PDF', () => makeTruncatedPdf(0.5), /^not a readable PDF: truncated or damaged/, 'damaged'],
+      ['a PDF with no text layer', makeScannedPdf, 'no text layer (a scanned PDF? OCR is not supported)', 'no_text'],
+      ['a PDF over the page limit', () => makeManyPagePdf(5000), '5000 pages, over the 2000-page limit', 'over_limit'],
+      ['bytes that are not a PDF', async () => new TextEncoder().encode('<html>not a pdf</html>'), /^not a readable PDF/, 'damaged'],
+    ])('%s', async (_name, make, reason, code) => {
       const error = await extractPdf(await make(), limits).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ExtractionError);
       expect((error as Error).message).toMatch(reason);
+      expect((error as ExtractionError).code).toBe(code);
     });
   });
 });

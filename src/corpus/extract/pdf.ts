@@ -35,10 +35,10 @@ export async function extractPdf(bytes: Uint8Array, { maxPages }: ExtractionLimi
     // pdf.js may take ownership of the buffer it is given, so it gets a copy.
     pdf = await getDocumentProxy(new Uint8Array(bytes), { isEvalSupported: false, disableFontFace: true, verbosity: 0 });
   } catch (error) {
-    throw new ExtractionError(describeOpenError(error));
+    throw openError(error);
   }
   try {
-    if (pdf.numPages > maxPages) throw new ExtractionError(`${pdf.numPages} pages, over the ${maxPages}-page limit`);
+    if (pdf.numPages > maxPages) throw new ExtractionError('over_limit', `${pdf.numPages} pages, over the ${maxPages}-page limit`);
     const parts: string[] = [];
     const pages: PageSpan[] = [];
     let length = 0;
@@ -56,13 +56,13 @@ export async function extractPdf(bytes: Uint8Array, { maxPages }: ExtractionLimi
       length += text.length;
     }
     const text = parts.join('');
-    if (text.trim() === '') throw new ExtractionError('no text layer (a scanned PDF? OCR is not supported)');
+    if (text.trim() === '') throw new ExtractionError('no_text', 'no text layer (a scanned PDF? OCR is not supported)');
     const title = (await metadataTitle(pdf)) ?? firstLine(text);
     const sections = await outlineSections(pdf, text, pages);
     return { text, bodyStart: 0, ...(title === undefined ? {} : { title }), sections, pages };
   } catch (error) {
     if (error instanceof ExtractionError) throw error;
-    throw new ExtractionError(`damaged PDF (${firstMessageLine(error)})`);
+    throw new ExtractionError('damaged', `damaged PDF (${firstMessageLine(error)})`);
   } finally {
     await pdf.destroy();
   }
@@ -200,11 +200,11 @@ async function destinationPage(pdf: PdfDocument, dest: OutlineNode['dest']): Pro
   return undefined;
 }
 
-function describeOpenError(error: unknown): string {
+function openError(error: unknown): ExtractionError {
   const name = (error as { name?: string } | undefined)?.name;
-  if (name === 'PasswordException') return 'encrypted PDF (it needs a password to open)';
-  if (name === 'InvalidPDFException') return `not a readable PDF: truncated or damaged (${firstMessageLine(error)})`;
-  return `damaged PDF (${firstMessageLine(error)})`;
+  if (name === 'PasswordException') return new ExtractionError('encrypted', 'encrypted PDF (it needs a password to open)');
+  if (name === 'InvalidPDFException') return new ExtractionError('damaged', `not a readable PDF: truncated or damaged (${firstMessageLine(error)})`);
+  return new ExtractionError('damaged', `damaged PDF (${firstMessageLine(error)})`);
 }
 
 function firstMessageLine(error: unknown): string {
