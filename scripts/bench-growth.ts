@@ -8,7 +8,8 @@
 //      each section), then the first query;
 //   3. a digest of the top 10 of every training claim, to show a change left the rankings alone;
 //   4. `clients` search clients for `duration` s, RSS every second; then MCP ping and search in
-//      alternating rounds on the same sessions: p50 and calls/s of each, and their ratios.
+//      alternating rounds on the same sessions: p50 and calls/s of each, and their ratios, and the
+//      CPU time per call of the server and of the clients (this process) for each.
 //
 //   npm run bench:growth                                  # ×4 and ×20, 8 clients, 30 s
 //   npm run bench:growth -- --copies 20 --duration 10
@@ -20,7 +21,7 @@ import { join, resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { readClaims, readScifactDocs, table, writeCorpusFolder } from './lib/scifact.js';
-import { bootServer, connect, mib, ms, rssOf, stopServer } from './lib/server-process.js';
+import { bootServer, connect, cpuSecondsOf, mib, ms, rssOf, stopServer } from './lib/server-process.js';
 import type { Boot } from './lib/server-process.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -119,10 +120,19 @@ async function measure(copies: number, docs: ReturnType<typeof readScifactDocs>,
   // Ping against search, alternating rounds on the same sessions, twice.
   const rounds = { ping: [] as number[], search: [] as number[] };
   const callTime = { ping: 0, search: 0 };
+  // CPU seconds each side spent per kind: the server process, and this process (the clients).
+  // Unlike latency and rate, CPU per call hardly moves with the machine's load.
+  const serverCpu = { ping: 0, search: 0 };
+  const clientCpu = { ping: 0, search: 0 };
   let ratioFailures = 0;
   for (let r = 0; r < 2; r += 1) {
     for (const kind of ['ping', 'search'] as const) {
+      const serverBefore = cpuSecondsOf(boot.child.pid!);
+      const clientBefore = process.cpuUsage();
       const round = await drive(sessions, ratioS, (c, i) => (kind === 'ping' ? c.ping() : search(c, claims[i % claims.length] as string)));
+      const client = process.cpuUsage(clientBefore);
+      serverCpu[kind] += cpuSecondsOf(boot.child.pid!) - serverBefore;
+      clientCpu[kind] += (client.user + client.system) / 1e6;
       rounds[kind].push(...round.latencies);
       callTime[kind] += round.seconds;
       ratioFailures += round.failures;
@@ -134,6 +144,10 @@ async function measure(copies: number, docs: ReturnType<typeof readScifactDocs>,
   rmSync(indexFile, { force: true });
 
   const pingRate = rounds.ping.length / callTime.ping;
+  const cpuPerCall = (cpu: { ping: number; search: number }): string => {
+    const each = (kind: 'ping' | 'search') => (cpu[kind] * 1000) / Math.max(rounds[kind].length, 1);
+    return `${each('search').toFixed(2)} / ${each('ping').toFixed(2)} = ${(each('search') / each('ping')).toFixed(2)}`;
+  };
   const searchRate = rounds.search.length / callTime.search;
   const phase = (name: string): string => (t[name] === undefined ? '–' : String(t[name]));
   const decodeSum = (t.documentsMs ?? 0) + (t.termsMs ?? 0) + (t.invertedMs ?? 0) + (t.searchIndexMs ?? 0);
@@ -164,6 +178,8 @@ async function measure(copies: number, docs: ReturnType<typeof readScifactDocs>,
     `${loaded.latencies.length} (${(loaded.latencies.length / loaded.seconds).toFixed(0)}/s), ${loaded.failures + ratioFailures} failed`,
     `${median(rounds.search).toFixed(1)} / ${median(rounds.ping).toFixed(1)} = ${(median(rounds.search) / median(rounds.ping)).toFixed(2)}`,
     `${searchRate.toFixed(0)} / ${pingRate.toFixed(0)} = ${(searchRate / pingRate).toFixed(2)}`,
+    cpuPerCall(serverCpu),
+    cpuPerCall(clientCpu),
     digest.digest('hex').slice(0, 12),
     `${loadBefore} / ${loadDuring}`,
   ];
@@ -203,6 +219,8 @@ async function main(): Promise<void> {
     'search calls under load',
     'search p50 / ping p50 (ms)',
     'search/s / ping/s',
+    'server CPU per call, search / ping (ms)',
+    'client CPU per call (the bench process), search / ping (ms)',
     'top-10 digest, all claims',
     'load average before / during load',
   ];
