@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './support/eventually.js';
 import { initializeBody } from './support/raw-mcp.js';
 
 const FILE_TOKEN = 'file-token-0f1e2d3c4b5a69788796a5b4c3d2e1f0';
@@ -153,7 +154,7 @@ describe('src/main.ts secure default', { timeout: 120_000 }, () => {
     await writeFile(join(corpus, 'secret.env'), 'TOKEN=x\n');
     const run = startMain({ CORPUS_DIR: corpus });
     expect(await outcome(run)).toHaveProperty('port');
-    for (let i = 0; i < 200 && !run.stdout().includes('"msg":"index built; ready"'); i++) await new Promise((r) => setTimeout(r, 50));
+    await eventually(() => run.stdout().includes('"msg":"index built; ready"'), { what: 'the index to be built' });
     const line = run.stdout().split('\n').find((l) => l.includes('not documents'));
     expect(line).toBeDefined();
     expect(JSON.parse(line!).skipped).toEqual(expect.arrayContaining([expect.stringMatching(/^\.env: hidden file/), expect.stringMatching(/^\.git\/: hidden folder/), expect.stringMatching(/^secret\.env: unsupported file type/)]));

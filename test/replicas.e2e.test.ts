@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { eventually } from './support/eventually.js';
 import { startRoundRobinProxy } from './support/round-robin-proxy.js';
 import type { RoundRobinProxy } from './support/round-robin-proxy.js';
 import { writeCorpusFiles } from './support/sample-corpus.js';
@@ -49,8 +50,6 @@ interface RunResult {
  * `sigterm` sends SIGTERM to a replica still in rotation, with a proxy that checks /readyz every 200 ms.
  */
 type StopWith = 'rotation' | 'sigterm';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Two replicas (each with `envOf(slot)`) behind the proxy; one client calls search_documents in a loop
@@ -107,7 +106,8 @@ async function rollingRestart(envOf: (slot: number) => Record<string, string>, s
     },
     { callers: 2 },
   );
-  await sleep(400);
+  // Both replicas take calls (or, in the negative control, calls fail) before the first stop.
+  await eventually(() => (result.servedBySlot[0]! > 0 && result.servedBySlot[1]! > 0) || stream.failures.length > 0, { what: 'both replicas to answer calls', timeoutMs: 30_000 });
   for (const slot of [0, 1]) {
     const old = replicas[slot]!;
     // `rotation`: as an orchestrator does with a preStop pause, the balancer stops sending the
@@ -116,7 +116,9 @@ async function rollingRestart(envOf: (slot: number) => Record<string, string>, s
     // listening socket in the instant it closes (which would reset it: a TCP race no retry can undo).
     if (stopWith === 'rotation') {
       proxy.setOutOfRotation(slot, true);
-      await sleep(100);
+      // SIGTERM once the balancer has visibly steered a request elsewhere.
+      const steered = proxy.log.length;
+      await eventually(() => proxy.log.slice(steered).some((e) => e.backend === 1 - slot), { what: 'a request sent to the other replica', timeoutMs: 30_000 });
     }
     const signalled = proxy.log.length;
     const stopped = await stop(old);
@@ -124,17 +126,21 @@ async function rollingRestart(envOf: (slot: number) => Record<string, string>, s
     result.servedWhileDraining += proxy.log.slice(signalled).filter((e) => e.backend === slot && e.method === 'POST').length;
     if (stopWith === 'rotation') {
       // Back in rotation while it is down: the balancer meets a refused connection and skips it.
+      const refusals = proxy.refusals;
       proxy.setOutOfRotation(slot, false);
-      await sleep(100);
+      await eventually(() => proxy.refusals > refusals || stream.failures.length > 0, { what: 'the balancer to meet the stopped replica', timeoutMs: 30_000 });
     }
     const fresh = await start(slot);
     replicas[slot] = fresh;
     proxy.backends[slot] = { host: LOOPBACK, port: fresh.port };
     restarted[slot] = true;
     // The health-checking proxy sends it nothing until its next check finds it ready.
-    while (stopWith === 'sigterm' && proxy.unready.has(slot)) await sleep(20);
-    await sleep(400);
+    if (stopWith === 'sigterm') await eventually(() => !proxy.unready.has(slot), { what: 'the proxy to find the new replica ready', timeoutMs: 30_000 });
+    // The restarted replica answers calls (or, in the negative control, calls fail) before the next stop.
+    await eventually(() => result.servedByRestarted[slot]! > 0 || stream.failures.length > 0, { what: `the restarted replica ${slot} to answer a call`, timeoutMs: 30_000 });
   }
+  // Enough calls in all to show the stream went on throughout (the tests ask for more than 20).
+  await eventually(() => stream.calls > 20 || stream.failures.length > 0, { what: 'more than 20 calls', timeoutMs: 30_000 });
   await stream.stop();
   result.calls = stream.calls;
   result.failures.push(...stream.failures);

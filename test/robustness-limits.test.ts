@@ -455,8 +455,15 @@ describe('limits', () => {
 
     it('treats a client that disconnects halfway through a chunked body as its own doing: no error logged, the server serves on', async () => {
       const errors: string[] = [];
+      const debugs: string[] = [];
       const ignore = () => {};
-      const logger = { debug: ignore, info: ignore, warn: ignore, error: (_fields: Record<string, unknown>, message?: string) => errors.push(message ?? '') };
+      const logger = {
+        debug: (_fields: Record<string, unknown>, message?: string) => debugs.push(message ?? ''),
+        info: ignore,
+        warn: ignore,
+        error: (_fields: Record<string, unknown>, message?: string) => errors.push(message ?? ''),
+      };
+      const dropped = () => debugs.filter((m) => m === 'client closed the connection before its request body arrived').length;
       const server = await start({ logger });
       const session = await openSession(server.mcpUrl);
       for (const headers of [{}, onSession(session)]) {
@@ -468,12 +475,13 @@ describe('limits', () => {
           headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'transfer-encoding': 'chunked', ...headers },
         });
         req.on('error', () => {});
-        req.write('{"jsonrpc":"2.0",');
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        const before = dropped();
+        await new Promise<void>((resolve, reject) => req.write('{"jsonrpc":"2.0",', (error) => (error ? reject(error) : resolve())));
         req.destroy();
+        // The server has seen the disconnect and finished with the request: any error is logged by now.
+        await eventually(() => dropped() === before + 1, { what: 'the server to see the disconnect' });
       }
       await eventually(async () => (await post(server.mcpUrl, ping('after'), onSession(session))).status === 200);
-      await new Promise((resolve) => setTimeout(resolve, 200));
       expect(errors).toEqual([]);
     });
 
@@ -484,6 +492,9 @@ describe('limits', () => {
       expect(stream.status).toBe(200);
       let ended = false;
       void stream.ended.then(() => (ended = true));
+      // Asserts that something does not happen, and Node checks request timeouts on its own timer
+      // (connectionsCheckingInterval, 1 s here), which no fake clock reaches: 2.5 s spans two checks
+      // past the timeout.
       await new Promise((resolve) => setTimeout(resolve, 2500));
       expect(ended).toBe(false);
       await stream.cancel();

@@ -5,6 +5,7 @@ import type { Server, ServerResponse } from 'node:http';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from './support/eventually.js';
 import { startRoundRobinProxy } from './support/round-robin-proxy.js';
 import type { RoundRobinProxy } from './support/round-robin-proxy.js';
 
@@ -164,10 +165,10 @@ describe('startRoundRobinProxy', () => {
       return seen;
     };
     a.ready = false;
-    while (!proxy.unready.has(0)) await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually(() => proxy.unready.has(0), { what: 'the health check to mark a unready' });
     expect(await names(4)).toEqual(['b', 'b', 'b', 'b']);
     a.ready = true;
-    while (proxy.unready.has(0)) await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually(() => !proxy.unready.has(0), { what: 'the health check to mark a ready again' });
     expect((await names(4)).sort()).toEqual(['a', 'a', 'b', 'b']);
   });
 
@@ -200,8 +201,7 @@ describe('startRoundRobinProxy', () => {
     for (const res of a.open) res.write('data: a second\n\n');
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: a second\n\n');
     await reader.cancel();
-    const deadline = Date.now() + 5_000;
-    while (a.abandoned === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await eventually(() => a.abandoned > 0, { what: 'the backend to see its stream abandoned' });
     expect(a.abandoned).toBe(1);
   });
 

@@ -3,8 +3,9 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../src/logger.js';
+import { eventually } from './support/eventually.js';
 import { refuseNewSessionsWhileDraining, SHUTTING_DOWN_CODE } from '../src/http/middleware/draining.js';
 import { createShutdown, type Shutdown } from '../src/http/shutdown.js';
 
@@ -13,8 +14,6 @@ function deferred<T = void>() {
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Harness {
   base: string;
@@ -29,6 +28,7 @@ interface Harness {
 
 const servers: Server[] = [];
 afterEach(() => {
+  vi.useRealTimers();
   for (const server of servers.splice(0)) {
     server.closeAllConnections();
     server.close();
@@ -103,14 +103,14 @@ describe('createShutdown', () => {
 
       let finished = false;
       const report = h.shutdown.run('SIGTERM').then((r) => ((finished = true), r));
-      await new Promise((resolve) => setTimeout(resolve, 50));
       expect(h.shutdown.draining).toBe(true);
-      expect(finished).toBe(false); // still waiting for /slow
-      expect(h.sessionsClosed()).toBe(false); // sessions outlive the requests that use them
       // still listening while it drains, so a new client is told to go elsewhere rather than refused a connection
       const newSession = await fetch(`${h.base}/mcp`, { method: 'POST', body: '{}' });
       expect(newSession.status).toBe(503);
       expect(await newSession.json()).toMatchObject({ error: { code: SHUTTING_DOWN_CODE } });
+      // A whole request served meanwhile: the drain had every chance to move on, and did not.
+      expect(finished).toBe(false); // still waiting for /slow
+      expect(h.sessionsClosed()).toBe(false); // sessions outlive the requests that use them
 
       h.releaseSlow();
       const res = await pending;
@@ -146,7 +146,7 @@ describe('createShutdown', () => {
         () => 'answered',
         () => 'cut off',
       );
-      while (h.shutdown.inFlight === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      await eventually(() => h.shutdown.inFlight === 1, { what: 'the request to arrive' });
       expect(await h.shutdown.run('SIGTERM')).toMatchObject({ drained: false, abandoned: 1 });
       expect(await pending).toBe('cut off');
       expect(h.sessionsClosed()).toBe(true);
@@ -167,45 +167,51 @@ describe('createShutdown', () => {
       expect(await report).toMatchObject({ drained: true, abandoned: 0 });
     });
 
+    // The drain reads the time from Date and waits with setTimeout: the next three tests move both
+    // by hand, so what they assert about quietMs and the half-time bound holds however slow the machine.
     it('keeps listening while requests keep arriving, and closes the listener once they stop for quietMs', async () => {
       const h = await start(60_000, { quietMs: 500 });
+      vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
       const report = h.shutdown.run('SIGTERM');
-      // Over a second of traffic, a request every 50 ms or so: twice the quiet time, and still listening.
-      const startedAt = Date.now();
-      while (Date.now() - startedAt < 1_000) {
+      // Two seconds of traffic, a request every 400 ms: four times the quiet time, and still listening.
+      for (let i = 0; i < 5; i++) {
         const res = await fetch(`${h.base}/mcp`, { method: 'POST', headers: { 'mcp-session-id': 's' }, body: '{}' });
         expect(res.status).toBe(200);
-        await sleep(50);
+        await vi.advanceTimersByTimeAsync(400);
+        expect(h.server.listening).toBe(true);
       }
+      await vi.advanceTimersByTimeAsync(99);
       expect(h.server.listening).toBe(true);
+      await vi.advanceTimersByTimeAsync(1);
+      vi.useRealTimers();
       expect(await report).toMatchObject({ drained: true, abandoned: 0 });
       expect(h.server.listening).toBe(false);
     });
 
     it('does not count health probes as traffic: a load balancer polling /readyz does not hold the listener open', async () => {
       const h = await start(60_000, { quietMs: 300 });
-      let polling = true;
-      const poller = (async () => {
-        while (polling) {
-          const res = await fetch(`${h.base}/readyz`).catch(() => undefined);
-          await res?.body?.cancel();
-          await sleep(50);
-        }
-      })();
-      await sleep(100);
-      const startedAt = Date.now();
-      expect(await h.shutdown.run('SIGTERM')).toMatchObject({ drained: true });
-      expect(Date.now() - startedAt).toBeLessThan(5_000);
-      polling = false;
-      await poller;
+      vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+      const report = h.shutdown.run('SIGTERM');
+      // Polled every 100 ms; once quietMs has passed the listener closes all the same.
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${h.base}/readyz`);
+        expect(res.status).toBe(503);
+        await vi.advanceTimersByTimeAsync(100);
+      }
+      vi.useRealTimers();
+      expect(await report).toMatchObject({ drained: true });
+      expect(h.server.listening).toBe(false);
     });
 
     it('closes the listener at half the drain time at the latest', async () => {
       const h = await start(1_000, { quietMs: 10_000 });
-      const startedAt = Date.now();
-      await h.shutdown.run('SIGTERM');
-      expect(Date.now() - startedAt).toBeGreaterThanOrEqual(450);
-      expect(Date.now() - startedAt).toBeLessThan(5_000);
+      vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+      const report = h.shutdown.run('SIGTERM');
+      await vi.advanceTimersByTimeAsync(499);
+      expect(h.server.listening).toBe(true);
+      await vi.advanceTimersByTimeAsync(1);
+      vi.useRealTimers();
+      await report;
       expect(h.server.listening).toBe(false);
     });
 
@@ -215,7 +221,7 @@ describe('createShutdown', () => {
       const socket = connect(h.port, '127.0.0.1');
       await accepted;
       const report = h.shutdown.run('SIGTERM');
-      while (h.server.listening) await sleep(5);
+      await eventually(() => !h.server.listening, { what: 'the listener to close' });
       let answer = '';
       socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
       const closed = new Promise<string | undefined>((resolve) => {

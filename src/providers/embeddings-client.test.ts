@@ -233,6 +233,9 @@ describe('createEmbeddingsClient', () => {
       expect(error).toBeInstanceOf(ProviderError);
       expect([error.code, error.status]).toEqual(['http_status', 400]);
       const atRejection = fake.requests.length;
+      // Nothing may start later: a retry left running would send its request one backoff (200 ms)
+      // after its failure, so this waits out more than two backoffs. What does not happen has no
+      // event to wait for.
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(fake.requests).toHaveLength(atRejection);
       expect(atRejection).toBe(3);

