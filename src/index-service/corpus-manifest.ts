@@ -70,7 +70,7 @@ export function encodeManifest(manifest: Manifest): Uint8Array {
 /** Thrown by `decodeManifest`: `foreign` for another format version, `corrupt` for unreadable bytes. */
 export class ManifestFormatError extends CodedError<'foreign' | 'corrupt'> {}
 
-export function decodeManifest(bytes: Uint8Array | undefined): Manifest {
+export function decodeManifest(bytes: Uint8Array | undefined): StoredManifest {
   if (bytes === undefined || bytes.length < PREAMBLE_BYTES || new TextDecoder().decode(bytes.subarray(0, MAGIC.length)) !== MAGIC) {
     throw new ManifestFormatError(isEarlierFormat(bytes) ? 'foreign' : 'corrupt', `the manifest of the corpus is not readable (format ${MANIFEST_FORMAT} starts with "${MAGIC}")`);
   }
@@ -92,15 +92,48 @@ export function decodeManifest(bytes: Uint8Array | undefined): Manifest {
   }
   // One copy, so the columns are aligned whatever the section's offset (not `slice`: a Buffer's
   // shares its memory), and one string of digests, each entry's a slice of it.
+  // One copy, so the columns are aligned whatever the section's offset.
   const numbers = new Float64Array(NUMBER_COLUMNS * n);
   new Uint8Array(numbers.buffer).set(bytes.subarray(PREAMBLE_BYTES, digestsAt));
-  const digests = new TextDecoder('latin1').decode(bytes.subarray(digestsAt, sourcesAt));
-  const manifest: Manifest = new Array<ManifestEntry>(n);
-  for (let i = 0; i < n; i += 1) {
-    const digest = digests.slice(i * DIGEST_CHARS, (i + 1) * DIGEST_CHARS);
-    manifest[i] = [sources[i] as string, numbers[i] as number, numbers[n + i] as number, numbers[2 * n + i] as number, numbers[3 * n + i] as number, digest.charCodeAt(0) === 0 ? null : digest];
+  return new StoredManifest(n === 0 ? [] : sources, numbers, Buffer.from(bytes.buffer, bytes.byteOffset + digestsAt, DIGEST_CHARS * n).toString('latin1'));
+}
+
+/**
+ * A manifest kept in the columns it is stored in, so that checking 100k files creates no object per
+ * file: sources, then `numbers` (sizes, modification times, status-change times, inodes, n of each),
+ * then every digest in one string (22 NUL characters for a file that was not read).
+ */
+export class StoredManifest {
+  constructor(
+    readonly sources: readonly string[],
+    readonly numbers: Float64Array,
+    readonly digests: string,
+  ) {}
+
+  /** `manifest` in columns. */
+  static of(manifest: Manifest): StoredManifest {
+    const n = manifest.length;
+    const numbers = new Float64Array(NUMBER_COLUMNS * n);
+    manifest.forEach(([, size, mtimeMs, ctimeMs, ino], i) => [size, mtimeMs, ctimeMs, ino].forEach((value, column) => (numbers[column * n + i] = value)));
+    return new StoredManifest(manifest.map((entry) => entry[0]), numbers, manifest.map((entry) => entry[5] ?? '\0'.repeat(DIGEST_CHARS)).join(''));
   }
-  return manifest;
+
+  get length(): number {
+    return this.sources.length;
+  }
+
+  /** Entry `i` as `manifestOf` made it. */
+  entry(i: number): ManifestEntry {
+    const n = this.sources.length;
+    const digest = this.digests.slice(i * DIGEST_CHARS, (i + 1) * DIGEST_CHARS);
+    const number = (column: number): number => this.numbers[column * n + i] as number;
+    return [this.sources[i] as string, number(0), number(1), number(2), number(3), digest.charCodeAt(0) === 0 ? null : digest];
+  }
+
+  /** Every entry. */
+  entries(): Manifest {
+    return this.sources.map((_, i) => this.entry(i));
+  }
 }
 
 /** Whether `bytes` are a manifest of format 1 or 2 (JSON), which this version no longer reads. */
@@ -152,33 +185,38 @@ export class UnreadFileError extends Error {
  * `readTouched: false` it reads no file and throws `UnreadFileError` where it would have to.
  */
 export async function manifestDifference(
-  manifest: Manifest,
+  manifest: Manifest | StoredManifest,
   root: string,
   maxFileBytes: number,
   { readTouched = true }: { readTouched?: boolean } = {},
 ): Promise<string | undefined> {
   const files = bySource((await walkForManifest(root))?.files ?? []);
-  const stored = new Map(manifest.map((entry) => [entry[0], entry]));
+  const stored = manifest instanceof StoredManifest ? manifest : StoredManifest.of(manifest);
+  const { sources, numbers } = stored;
+  const n = stored.length;
   const added: string[] = [];
   const changed: string[] = [];
+  const removed: string[] = [];
+  // Both lists are sorted by source: one pass over each, no lookup table.
+  let j = 0;
   for (const candidate of files) {
-    const entry = stored.get(candidate.source);
-    stored.delete(candidate.source);
-    if (entry === undefined) {
+    while (j < n && (sources[j] as string) < candidate.source) removed.push(sources[j++] as string);
+    if (j === n || sources[j] !== candidate.source) {
       added.push(candidate.source);
       continue;
     }
-    if (entry[1] !== candidate.size) {
+    const i = j++;
+    if (numbers[i] !== candidate.size) {
       changed.push(candidate.source);
       continue;
     }
-    if (entry[2] === candidate.mtimeMs && entry[3] === candidate.ctimeMs && entry[4] === candidate.identity.ino) continue;
+    if (numbers[n + i] === candidate.mtimeMs && numbers[2 * n + i] === candidate.ctimeMs && numbers[3 * n + i] === candidate.identity.ino) continue;
     if (!readTouched) throw new UnreadFileError(candidate.source);
     const bytes = readCandidateBytes(candidate, maxFileBytes);
     const digest = typeof bytes === 'string' ? null : contentDigest(bytes);
-    if (digest !== entry[5]) changed.push(candidate.source);
+    if (digest !== stored.entry(i)[5]) changed.push(candidate.source);
   }
-  const removed = [...stored.keys()];
+  while (j < n) removed.push(sources[j++] as string);
   if (added.length + changed.length + removed.length === 0) return undefined;
   const part = (count: number, what: string, examples: string[]) =>
     count === 0 ? [] : [`${count} ${what} (${examples.slice(0, 3).map((s) => JSON.stringify(s)).join(', ')}${count > 3 ? ', …' : ''})`];

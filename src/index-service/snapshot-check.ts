@@ -8,7 +8,7 @@ import type { SnapshotHeader } from '../search/index-snapshot.js';
 import { resolveSearchOptions } from '../search/search-options.js';
 import type { SearchIndexOptions } from '../search/search-index.js';
 import { decodeManifest, ManifestFormatError, manifestDifference, UnreadFileError } from './corpus-manifest.js';
-import type { Manifest } from './corpus-manifest.js';
+import type { StoredManifest } from './corpus-manifest.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../corpus/read-document.js';
 import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import { openSnapshotFile, readSnapshotFile, SnapshotRefusal } from './snapshot-file.js';
@@ -110,7 +110,7 @@ function checkHeader(job: IndexJob, path: string, header: SnapshotHeader): void 
 
 /** Refuses a snapshot whose manifest (`section`) does not match the corpus as it is now. */
 async function checkManifest(job: IndexJob, path: string, section: Uint8Array | undefined, readTouched: boolean, timings: Record<string, number>): Promise<void> {
-  let manifest: Manifest;
+  let manifest: StoredManifest;
   const parseStarted = performance.now();
   try {
     manifest = decodeManifest(section);
