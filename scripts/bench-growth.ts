@@ -200,7 +200,7 @@ async function main(): Promise<void> {
     'process start + modules → /healthz 200 (ms)',
     'check worker: read (ms)',
     'SHA-256 (ms; in the check worker, or beside it on the main thread)',
-    'check worker: manifest JSON (ms)',
+    'check worker: manifest parse (ms)',
     'check worker: manifest stat calls (ms)',
     'check worker: total (ms)',
     'bytes on the main thread at (ms since start)',

@@ -108,15 +108,44 @@ describe('manifestDifference', () => {
 describe('decodeManifest', () => {
   it('reads back what encodeManifest stored', async () => {
     const manifest = await manifestNow();
-    expect(decodeManifest(encodeManifest(manifest))).toEqual(manifest);
+    expect(decodeManifest(encodeManifest(manifest)).entries()).toEqual(manifest);
   });
 
   it.each([
     ['a manifest of the first format (a bare list without status-change times or inodes)', '[["a.md",3,1,"digest"]]', 'foreign'],
+    ['a manifest of the second format (JSON entries)', '{"format":2,"files":[["a.md",3,1,2,7,null]]}', 'foreign'],
     ['a manifest of a later format', '{"format":99,"files":[]}', 'foreign'],
     ['bytes that are not JSON', '{', 'corrupt'],
-    ['entries of the wrong shape', '{"format":2,"files":[["a.md",3,1,"digest"]]}', 'corrupt'],
+    ['entries of the wrong shape', '{"format":2,"files":[["a.md",3,1,"digest"]]}', 'foreign'],
   ])('refuses %s', (_name, text, code) => {
     expect(() => decodeManifest(new TextEncoder().encode(text))).toThrow(expect.objectContaining({ name: 'ManifestFormatError', code }));
+  });
+
+  /** The stored form of the manifest now, damaged by `damage`. */
+  const damaged = async (damage: (bytes: Uint8Array, view: DataView) => Uint8Array): Promise<Uint8Array> => {
+    const bytes = encodeManifest(await manifestNow());
+    return damage(bytes, new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  };
+
+  it.each([
+    ['a binary manifest of a later format', (bytes: Uint8Array, view: DataView) => (view.setUint32(8, 99, true), bytes), 'foreign'],
+    ['a binary manifest cut short', (bytes: Uint8Array) => bytes.subarray(0, 40), 'corrupt'],
+    ['a binary manifest without its magic', (bytes: Uint8Array) => (bytes.fill(0, 0, 8), bytes), 'corrupt'],
+    ['a binary manifest that lists more files than it names', (bytes: Uint8Array, view: DataView) => (view.setUint32(12, 4, true), bytes), 'corrupt'],
+    ['a binary manifest whose sources are not UTF-8', (bytes: Uint8Array) => (bytes.fill(0xff, bytes.length - 3), bytes), 'corrupt'],
+    ['a binary manifest with a source too many', (bytes: Uint8Array) => new Uint8Array([...bytes, 0, 0x7a]), 'corrupt'],
+  ])('refuses %s', async (_name, damage, code) => {
+    const bytes = await damaged(damage);
+    expect(() => decodeManifest(bytes)).toThrow(expect.objectContaining({ name: 'ManifestFormatError', code }));
+  });
+
+  it('reads a manifest inside a larger buffer, on any byte boundary, and an empty one', async () => {
+    const manifest = await manifestNow();
+    const shifted = new Uint8Array(encodeManifest(manifest).length + 3);
+    shifted.set(encodeManifest(manifest), 3);
+    expect(decodeManifest(shifted.subarray(3)).entries()).toEqual(manifest);
+    expect(decodeManifest(encodeManifest([])).entries()).toEqual([]);
+    // A section of a file read into a Buffer, as the build process reads a snapshot.
+    expect(decodeManifest(Buffer.concat([Buffer.alloc(16, 7), encodeManifest(manifest), Buffer.alloc(16, 7)]).subarray(16, -16)).entries()).toEqual(manifest);
   });
 });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeCorpusFiles } from '../../test/support/sample-corpus.js';
 import { silentLogger } from '../logger.js';
+import { readSnapshotHeader } from '../search/index-snapshot.js';
 import type { SearchIndex } from '../search/search-index.js';
 import { IndexService } from './index-service.js';
 import { runInChild } from './run-in-child.js';
@@ -108,6 +109,17 @@ describe('IndexService', () => {
       ['a file cut inside its header', async () => writeFile(indexFile, (await readFile(indexFile)).subarray(0, 30)), {}, 'truncated'],
       ['a flipped byte in the index (checksum)', flipByte((n) => Math.floor(n / 2)), {}, 'corrupt'],
       ['a flipped byte in the digest', flipByte((n) => n - 1), {}, 'corrupt'],
+      [
+        'a damaged corpus manifest',
+        async () => {
+          const bytes = await readFile(indexFile);
+          const manifest = readSnapshotHeader(bytes).sections.find((s) => s.name === 'manifest')!;
+          bytes[manifest.offset] = (bytes[manifest.offset] as number) ^ 0xff;
+          await writeFile(indexFile, bytes);
+        },
+        {},
+        'corrupt',
+      ],
       ['bytes appended', async () => writeFile(indexFile, Buffer.concat([await readFile(indexFile), Buffer.from('junk')])), {}, 'corrupt'],
       ['another file altogether', async () => writeFile(indexFile, '# not a snapshot\n'.repeat(20)), {}, 'not_a_snapshot'],
       ['a snapshot from another engine version', async () => {}, { engine: 'engine-b' }, 'foreign_version'],

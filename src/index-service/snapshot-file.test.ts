@@ -1,9 +1,12 @@
-import { lstat, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdtemp, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeSnapshotFile, writeSnapshotFileInPieces } from './snapshot-file.js';
+import { markdownDocument as doc } from '../../test/support/markdown-document.js';
+import { encodeIndexSnapshot } from '../search/index-snapshot.js';
+import { SearchIndex } from '../search/search-index.js';
+import { openSnapshotFile, readSnapshotFileUnverified, verifySnapshotDigest, writeSnapshotFile, writeSnapshotFileInPieces } from './snapshot-file.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -35,5 +38,48 @@ describe.each([
     await writeFile(`${path}.${process.pid}-${threadId}.tmp`, 'left over by a write that failed');
     await write(path);
     expect((await readFile(path)).subarray(0, BYTES.length)).toEqual(Buffer.from(BYTES));
+  });
+});
+
+describe('openSnapshotFile', () => {
+  /** A real snapshot file (one document, a `manifest` section) at `dir/index.snapshot`. */
+  const writeSnapshot = (): { path: string; bytes: Uint8Array } => {
+    const index = SearchIndex.build([doc('a.md', '# A\n\nAlpha harbour tomatoes.\n', 'A')], {});
+    const bytes = encodeIndexSnapshot(index, { engine: 'test-engine', extra: { manifest: new TextEncoder().encode('manifest bytes') } });
+    const path = join(dir, 'index.snapshot');
+    writeSnapshotFile(path, bytes);
+    return { path, bytes };
+  };
+
+  it('reads the header and a section first, then the whole file as the plain read does', async () => {
+    const { path, bytes } = writeSnapshot();
+    const reader = openSnapshotFile(path);
+    expect(reader.header.engine).toBe('test-engine');
+    expect(new TextDecoder().decode(reader.section('manifest'))).toBe('manifest bytes');
+    expect(reader.section('absent')).toBeUndefined();
+    const read = await reader.readAll();
+    const plain = readSnapshotFileUnverified(path);
+    expect(read.bytes).toEqual(new Uint8Array(bytes));
+    expect(read.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(read.digest).toEqual(new Uint8Array(plain.digest));
+    expect(await verifySnapshotDigest(read.bytes, read.digest)).toBe(true);
+  });
+
+  it.each([
+    ['missing', async (_path: string) => {}, 'missing'],
+    ['cut short', async (path: string) => truncate(path, 100), 'truncated'],
+    ['cut inside its header', async (path: string) => truncate(path, 30), 'truncated'],
+    ['another file', async (path: string) => writeFile(path, '# not a snapshot\n'.repeat(20)), 'not_a_snapshot'],
+  ])('refuses a file %s before reading the rest', async (name, damage, code) => {
+    const { path } = name === 'missing' ? { path: join(dir, 'absent.snapshot') } : writeSnapshot();
+    await damage(path);
+    expect(() => openSnapshotFile(path)).toThrow(expect.objectContaining({ name: 'SnapshotRefusal', code }));
+  });
+
+  it('refuses a file cut short after it was opened, while it is read', async () => {
+    const { path } = writeSnapshot();
+    const reader = openSnapshotFile(path);
+    await truncate(path, 100);
+    await expect(reader.readAll()).rejects.toMatchObject({ name: 'SnapshotRefusal', code: 'truncated' });
   });
 });

@@ -3,7 +3,7 @@
 // Written to a temporary file beside the target and renamed over it, so a reader never sees half a
 // file and a crash mid-write leaves the previous snapshot in place.
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, openSync, read, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
@@ -154,51 +154,142 @@ export interface UnverifiedSnapshot {
 /**
  * Reads the snapshot at `path` and checks that it is whole: magic, layout, length. The digest is
  * returned, not compared: `verifySnapshotDigest` (or `readSnapshotFile`) does that, and nothing may
- * be served before it passes. With `shared`, the bytes are in a SharedArrayBuffer, so one thread can
- * verify them while another decodes them. Records the read in `timings.readMs`. Throws a
- * `SnapshotRefusal`.
+ * be served before it passes. Records the read in `timings.readMs`. Throws a `SnapshotRefusal`.
  */
-export function readSnapshotFileUnverified(path: string, { shared = false, timings = {} }: { shared?: boolean; timings?: Record<string, number> } = {}): UnverifiedSnapshot {
+export function readSnapshotFileUnverified(path: string, { timings = {} }: { timings?: Record<string, number> } = {}): UnverifiedSnapshot {
   let file: Uint8Array;
   const started = performance.now();
   try {
-    file = shared ? readShared(path) : readFileSync(path);
+    file = readFileSync(path);
     timings.readMs = Math.round(performance.now() - started);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new SnapshotRefusal('missing', `no snapshot at ${path} yet`);
     throw new SnapshotRefusal('unreadable', `snapshot ${path} cannot be read (${code ?? String(error)})`);
   }
+  const header = headerOf(path, file, file.length);
+  return { bytes: file.subarray(0, header.totalBytes), header, digest: file.subarray(header.totalBytes) };
+}
+
+/**
+ * The header of the snapshot at `path` from its first bytes (`start`), checked against the file's
+ * length (`fileBytes`): magic, layout, length. Throws a `SnapshotRefusal`.
+ */
+function headerOf(path: string, start: Uint8Array, fileBytes: number): SnapshotHeader {
   let header: SnapshotHeader;
   try {
-    header = readSnapshotHeader(file);
+    header = readSnapshotHeader(start, fileBytes);
   } catch (error) {
     if (!(error instanceof SnapshotError)) throw error;
     const code = error.code === 'foreign_layout' ? 'foreign_version' : error.code === 'truncated' ? 'truncated' : error.code === 'malformed' ? 'corrupt' : 'not_a_snapshot';
     throw new SnapshotRefusal(code, `snapshot ${path}: ${error.message}`);
   }
   const expected = header.totalBytes + DIGEST_BYTES;
-  if (file.length < expected) throw new SnapshotRefusal('truncated', `snapshot ${path} is truncated: ${file.length} bytes of ${expected}`);
-  if (file.length > expected) throw new SnapshotRefusal('corrupt', `snapshot ${path} has ${file.length - expected} bytes past its end`);
-  return { bytes: file.subarray(0, header.totalBytes), header, digest: file.subarray(header.totalBytes) };
+  if (fileBytes < expected) throw new SnapshotRefusal('truncated', `snapshot ${path} is truncated: ${fileBytes} bytes of ${expected}`);
+  if (fileBytes > expected) throw new SnapshotRefusal('corrupt', `snapshot ${path} has ${fileBytes - expected} bytes past its end`);
+  return header;
 }
 
-/** The whole file in a SharedArrayBuffer. */
-function readShared(path: string): Uint8Array {
-  const fd = openSync(path, 'r');
+/** A snapshot file open for a check that goes on while the file is read (see `openSnapshotFile`). */
+export interface SnapshotFileReader {
+  header: SnapshotHeader;
+  /** Section `name` read on its own, or undefined when the snapshot has none. */
+  section(name: string): Uint8Array | undefined;
+  /**
+   * The whole file in shared memory, found whole, its digest not yet compared (as
+   * `readSnapshotFileUnverified` with `shared`). Read on the thread pool, in pieces side by side,
+   * so this thread is free for other work meanwhile. Closes the file; call it once.
+   */
+  readAll(timings?: Record<string, number>): Promise<UnverifiedSnapshot>;
+  /** Closes the file without reading it all. */
+  close(): void;
+}
+
+/**
+ * Opens the snapshot at `path` and reads only its header (checked as `readSnapshotFileUnverified`
+ * checks it), so a check can refuse a foreign snapshot, or read its manifest and start on the corpus,
+ * before the whole file is in memory. Throws a `SnapshotRefusal`.
+ */
+export function openSnapshotFile(path: string): SnapshotFileReader {
+  let fd: number;
+  let size: number;
   try {
-    const size = fstatSync(fd).size;
-    const bytes = new Uint8Array(new SharedArrayBuffer(size));
-    let at = 0;
-    while (at < size) {
-      const read = readSync(fd, bytes, at, size - at, at);
-      if (read === 0) break;
-      at += read;
-    }
-    return at === size ? bytes : bytes.subarray(0, at);
-  } finally {
-    closeSync(fd);
+    fd = openSync(path, 'r');
+    size = fstatSync(fd).size;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new SnapshotRefusal('missing', `no snapshot at ${path} yet`);
+    throw new SnapshotRefusal('unreadable', `snapshot ${path} cannot be read (${code ?? String(error)})`);
   }
+  let open = true;
+  const close = (): void => {
+    if (open) closeSync(fd);
+    open = false;
+  };
+  const readAt = (position: number, length: number): Uint8Array => {
+    const bytes = new Uint8Array(Math.max(0, Math.min(length, size - position)));
+    let at = 0;
+    while (at < bytes.length) {
+      const got = readSync(fd, bytes, at, bytes.length - at, position + at);
+      if (got === 0) break;
+      at += got;
+    }
+    return bytes.subarray(0, at);
+  };
+  let header: SnapshotHeader;
+  try {
+    const start = readAt(0, HEADER_READ_BYTES);
+    // The header's length is in its preamble: read more when it is longer than the first read.
+    const headerEnd = start.length >= 16 ? new DataView(start.buffer).getUint32(12, true) + 24 : 0;
+    header = headerOf(path, headerEnd > start.length ? readAt(0, headerEnd) : start, size);
+  } catch (error) {
+    close();
+    throw error;
+  }
+  return {
+    header,
+    section: (name) => {
+      const section = header.sections.find((s) => s.name === name);
+      return section === undefined ? undefined : readAt(section.offset, section.byteLength);
+    },
+    readAll: async (timings = {}) => {
+      const started = performance.now();
+      try {
+        const file = new Uint8Array(new SharedArrayBuffer(size));
+        const piece = Math.ceil(size / READ_PIECES);
+        const ends = await Promise.all(Array.from({ length: READ_PIECES }, (_, k) => readRange(fd, file, k * piece, Math.min(size, (k + 1) * piece))));
+        const short = ends.findIndex((end, k) => end < Math.min(size, (k + 1) * piece));
+        if (short >= 0) throw new SnapshotRefusal('truncated', `snapshot ${path} is truncated: it ended at byte ${ends[short]} while being read`);
+        timings.readMs = Math.round(performance.now() - started);
+        return { bytes: file.subarray(0, header.totalBytes), header, digest: file.subarray(header.totalBytes) };
+      } catch (error) {
+        if (error instanceof SnapshotRefusal) throw error;
+        throw new SnapshotRefusal('unreadable', `snapshot ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      } finally {
+        close();
+      }
+    },
+    close,
+  };
+}
+
+/** Enough for the preamble and the header of a snapshot of any size seen so far (about 2 KiB). */
+const HEADER_READ_BYTES = 64 << 10;
+/**
+ * Reads side by side on the thread pool, which has 4 threads: 2 leave room for the corpus walk's
+ * own calls and the module loads of the thread that waits for the snapshot.
+ */
+const READ_PIECES = 2;
+
+/** Reads `[from, to)` of `fd` into `into` at the same offsets; where the file ended (`to` when whole). */
+async function readRange(fd: number, into: Uint8Array, from: number, to: number): Promise<number> {
+  let at = from;
+  while (at < to) {
+    const got = await new Promise<number>((done, fail) => read(fd, into, at, to - at, at, (error, bytesRead) => (error ? fail(error) : done(bytesRead))));
+    if (got === 0) break;
+    at += got;
+  }
+  return at;
 }
 
 /** The refusal of a snapshot whose bytes do not hash to its digest. */

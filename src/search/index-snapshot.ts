@@ -176,9 +176,10 @@ export function encodeIndexSnapshot(index: SearchIndex, options: EncodeOptions):
 
 /**
  * The header of a snapshot, after checking the magic, the layout version and that the input is as
- * long as the header says. Cheap: reads only the first bytes. Throws a `SnapshotError`.
+ * long as the header says. Cheap: reads only the first bytes. `length` is the snapshot's length when
+ * `bytes` are only its start (the preamble and the header), read on their own. Throws a `SnapshotError`.
  */
-export function readSnapshotHeader(bytes: Uint8Array): SnapshotHeader {
+export function readSnapshotHeader(bytes: Uint8Array, length = bytes.length): SnapshotHeader {
   if (bytes.length < PREAMBLE_BYTES || new TextDecoder().decode(bytes.subarray(0, 8)) !== MAGIC) {
     throw new SnapshotError('not_a_snapshot', 'not an index snapshot (no CORPUSIX magic at the start)');
   }
@@ -189,8 +190,8 @@ export function readSnapshotHeader(bytes: Uint8Array): SnapshotHeader {
   }
   const headerBytes = view.getUint32(12, true);
   const totalBytes = view.getFloat64(16, true);
-  if (bytes.length < totalBytes || bytes.length < PREAMBLE_BYTES + headerBytes) {
-    throw new SnapshotError('truncated', `snapshot is truncated: ${bytes.length} bytes of ${totalBytes}`);
+  if (length < totalBytes || bytes.length < PREAMBLE_BYTES + headerBytes) {
+    throw new SnapshotError('truncated', `snapshot is truncated: ${length} bytes of ${totalBytes}`);
   }
   let header: SnapshotHeader;
   try {
