@@ -4,6 +4,7 @@
 import type { CorpusWarning, SkippedFile } from '../corpus/document.js';
 import type { SearchIndexOptions } from '../search/search-index.js';
 import type { SnapshotRefusalReport } from './snapshot-file.js';
+import type { SnapshotInFile } from './snapshot-in-file.js';
 
 export interface IndexJob {
   /** Absolute path of the corpus folder. */
@@ -29,8 +30,13 @@ export interface SnapshotMeta {
 }
 
 export interface IndexJobResult {
-  /** The encoded index (see src/search/index-snapshot.ts). */
+  /** The encoded index (see src/search/index-snapshot.ts), or the resident part of `source`. */
   bytes: Uint8Array;
+  /**
+   * Set when the index is served from its snapshot file (a boot's check: produce-index.ts): decode
+   * from it; the sections it leaves in the file are read per document (snapshot-in-file.ts).
+   */
+  source?: SnapshotInFile;
   origin: 'snapshot' | 'build';
   /** Why the snapshot file was not used, when there is one configured and it was not. */
   refused?: SnapshotRefusalReport;

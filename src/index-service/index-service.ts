@@ -7,6 +7,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import { decodeIndexSnapshotSteps } from '../search/index-snapshot.js';
+import type { SnapshotSource } from '../search/index-snapshot.js';
 import type { SearchIndex } from '../search/search-index.js';
 import type { BuildProgress } from './build-progress.js';
 import type { IndexJob, IndexJobResult, SnapshotMeta } from './index-job-spec.js';
@@ -18,6 +19,9 @@ export interface IndexSink {
   set(corpus: { index: SearchIndex; skipped: SnapshotMeta['skipped'] }): { generation: number };
   fail(error: Error): void;
 }
+
+/** The trigger of the reload that replaces an index whose snapshot file was damaged while it served. */
+export const SNAPSHOT_DAMAGED = 'snapshot_damaged';
 
 export const RELOAD_OUTCOMES = ['ok', 'failed'] as const;
 export type ReloadOutcome = (typeof RELOAD_OUTCOMES)[number];
@@ -130,6 +134,18 @@ export class IndexService {
     return this.#queued;
   }
 
+  /**
+   * The snapshot file that generation `generation` reads its texts from was changed or damaged after
+   * it was checked: every read from it now fails (the tool call says so), so the index is produced
+   * again, by the build process, which refuses the file and rebuilds from the corpus; that index is
+   * held in memory. Nothing to do when a newer generation already serves.
+   */
+  #damaged(generation: number, error: Error): void {
+    if (generation !== this.#generation) return;
+    this.#logger.error({ generation, reason: error.message, code: 'snapshot_damaged' }, 'index snapshot file damaged while serving; reloading the index');
+    void this.reload(SNAPSHOT_DAMAGED);
+  }
+
   async #reloadOnce(trigger: string): Promise<ReloadRecord> {
     const started = performance.now();
     let record: ReloadRecord;
@@ -141,10 +157,11 @@ export class IndexService {
       this.#progress = { phase: 'decode', done: 0, total: 0 };
       const decodeStarted = performance.now();
       const decodeTimings: Record<string, number> = {};
-      const { index, header } = await decodeYielding(result.bytes, decodeTimings);
+      const { index, header } = await decodeYielding(result.source ?? result.bytes, decodeTimings);
       const meta = (header.meta ?? { skipped: [], warnings: [] }) as SnapshotMeta;
       const { generation } = this.#sink.set({ index, skipped: meta.skipped });
       this.#generation = generation;
+      result.source?.onDamage((error) => this.#damaged(generation, error));
       // `bytesAtMs` and `readyAtMs`: when the bytes arrived and the index was served, in ms since the
       // process started (performance.timeOrigin), so a boot profile can place them.
       const timings = {
@@ -206,7 +223,7 @@ export class IndexService {
 }
 
 /** Decodes on this thread, yielding to the event loop between steps so requests keep flowing. */
-async function decodeYielding(bytes: Uint8Array, timings: Record<string, number>) {
+async function decodeYielding(bytes: Uint8Array | SnapshotSource, timings: Record<string, number>) {
   const steps = decodeIndexSnapshotSteps(bytes, timings);
   for (;;) {
     const step = steps.next();

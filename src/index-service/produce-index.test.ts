@@ -11,6 +11,8 @@ import { decodeIndexSnapshot } from '../search/index-snapshot.js';
 import { runIndexJob } from './index-job.js';
 import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import { checkSnapshotInWorker, produceIndex } from './produce-index.js';
+import { snapshotExtents } from './snapshot-in-file.js';
+import type { SnapshotInFile } from './snapshot-in-file.js';
 
 let dir: string;
 let job: IndexJob;
@@ -38,11 +40,24 @@ describe('produceIndex', () => {
     expect(build).not.toHaveBeenCalled();
     expect(result.origin).toBe('snapshot');
     const file = await readFile(job.indexFile as string);
-    // The bytes are the file's, less its 32-byte digest: handed over from the worker, not rebuilt, and
-    // in the very buffer the worker read the file into (shared, not copied).
-    expect(Buffer.from(result.bytes).equals(file.subarray(0, file.length - 32))).toBe(true);
-    expect(result.bytes.buffer.byteLength).toBe(file.length);
-    expect(sourcesOf(result.bytes)).toEqual(SAMPLE_SOURCES);
+    // The index is served from the file: its resident part handed over from the worker, not rebuilt,
+    // in the very buffer the worker read it into (shared, not copied); the texts and records left in
+    // the file, read through the descriptor the server opened.
+    const source = result.source as SnapshotInFile;
+    expect(source).toBeDefined();
+    expect(result.bytes).toBe(source.residentBytes);
+    expect(result.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const { extents } = snapshotExtents(source.header);
+    for (const extent of extents) {
+      if ('at' in extent) expect(Buffer.from(result.bytes.subarray(extent.at, extent.at + extent.to - extent.from)).equals(file.subarray(extent.from, extent.to))).toBe(true);
+    }
+    expect(result.bytes.length).toBeLessThan(file.length - 32);
+    const served = decodeIndexSnapshot(source).index;
+    const inMemory = decodeIndexSnapshot(file.subarray(0, file.length - 32)).index;
+    expect(served.listDocuments()).toEqual(inMemory.listDocuments());
+    expect(served.listDocuments().map((d) => d.source)).toEqual(SAMPLE_SOURCES);
+    for (const { source: path } of inMemory.listDocuments()) expect(served.getDocument(path)).toEqual(inMemory.getDocument(path));
+    source.close();
   });
 
   it('never serves a snapshot whose bytes were damaged after it was written: the checksum refuses it and the build runs', async () => {

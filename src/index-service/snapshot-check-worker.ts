@@ -1,22 +1,27 @@
 // Entry of the worker thread that checks a snapshot file at boot (produce-index.ts): receives the job
-// as workerData, reads the file into shared memory and sends it at once (`read`, with the digest it
-// must hash to: the server verifies it while this thread goes on), then answers whether it matches
+// as workerData, reads the file's resident part into shared memory and sends it at once (`read`, with
+// the open descriptor and the digest the file must hash to: the server verifies it while this thread
+// goes on, and serves the texts from the file: snapshot-in-file.ts), then answers whether it matches
 // the engine, options and corpus, the reason it was refused, or that only the corpus files' bytes
 // could decide, and ends. A thread rather than a process: it starts in tens of milliseconds, loads
 // only the checking code, runs on another core while the server loads its own modules, and reads no
-// corpus file, so it allocates little besides the snapshot's bytes, which the server keeps.
+// corpus file, so it allocates little besides the snapshot's resident bytes, which the server keeps.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { IndexJob } from './index-job-spec.js';
-import type { SnapshotCheckReply } from './produce-index.js';
+import type { SnapshotCheckReply, SnapshotCheckWork } from './produce-index.js';
 import { checkSnapshot } from './snapshot-check.js';
 
 const reply = (message: SnapshotCheckReply): void => parentPort?.postMessage(message);
 
-checkSnapshot(workerData as IndexJob, {
+const { job, fd } = workerData as SnapshotCheckWork;
+
+checkSnapshot(job, {
   readTouched: false,
-  onRead: ({ bytes, digest }) => {
-    const { buffer, byteOffset, byteLength } = bytes;
-    reply({ read: { buffer: buffer as SharedArrayBuffer, byteOffset, byteLength, digest: Uint8Array.from(digest) } });
+  // The server's descriptor when it could open the file: one this thread opened would be closed when
+  // the thread ends. The server keeps it to read the texts.
+  ...(fd === undefined ? {} : { fd }),
+  onRead: ({ resident, ...rest }) => {
+    const { buffer, byteOffset, byteLength } = resident;
+    reply({ read: { ...rest, buffer: buffer as SharedArrayBuffer, byteOffset, byteLength } });
   },
 }).then(
   (checked) => reply('result' in checked ? { ok: { timings: checked.result.timings } } : checked),

@@ -12,7 +12,8 @@ import type { StoredManifest } from './corpus-manifest.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../corpus/read-document.js';
 import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import { openSnapshotFile, readSnapshotFile, SnapshotRefusal } from './snapshot-file.js';
-import type { SnapshotRefusalReport, UnverifiedSnapshot } from './snapshot-file.js';
+import type { SnapshotRefusalReport } from './snapshot-file.js';
+import type { ResidentSnapshot } from './snapshot-in-file.js';
 import { timer } from './timer.js';
 
 /** The snapshot section that holds the manifest of the corpus it was built from. */
@@ -38,18 +39,22 @@ export interface CheckSnapshotOptions {
   /** False: read no corpus file, answer `undecided` where only a file's bytes could tell. */
   readTouched?: boolean;
   /**
-   * Given: the file is read into shared memory and handed to `onRead` as soon as it is found whole,
-   * and its checksum is left to the caller (`verifySnapshotDigest`), who must not serve the bytes
-   * before it passes; the check goes on with the engine, options and corpus meanwhile.
+   * Given: the file's resident part (all but the sections read on demand) is read into shared memory
+   * and handed to `onRead` with the file's open descriptor as soon as it is found whole, and its
+   * checksum is left to the caller (`SnapshotInFile.verify`), who must not serve from it before it
+   * passes, and who owns the descriptor from then on; the check goes on with the engine, options and
+   * corpus meanwhile. The result's `bytes` are then the resident part.
    */
-  onRead?: (snapshot: UnverifiedSnapshot) => void;
+  onRead?: (snapshot: ResidentSnapshot) => void;
+  /** The snapshot file, already open (with `onRead`): read through it and never closed here. */
+  fd?: number;
 }
 
-export async function checkSnapshot(job: IndexJob, { readTouched = true, onRead }: CheckSnapshotOptions = {}): Promise<SnapshotCheck> {
+export async function checkSnapshot(job: IndexJob, { readTouched = true, onRead, fd }: CheckSnapshotOptions = {}): Promise<SnapshotCheck> {
   if (job.indexFile === undefined) return { refused: { code: 'missing', reason: 'no snapshot file is configured' } };
   const timings: Record<string, number> = {};
   try {
-    const bytes = await timer(timings)('snapshotCheckMs', () => checkedSnapshot(job, job.indexFile as string, readTouched, timings, onRead));
+    const bytes = await timer(timings)('snapshotCheckMs', () => checkedSnapshot(job, job.indexFile as string, readTouched, timings, onRead, fd));
     return { result: { bytes, origin: 'snapshot', timings } };
   } catch (error) {
     if (error instanceof UnreadFileError) return { undecided: error.message };
@@ -61,8 +66,8 @@ export async function checkSnapshot(job: IndexJob, { readTouched = true, onRead 
 /**
  * The snapshot's bytes when it is intact and matches; else throws a `SnapshotRefusal` saying why.
  * Records the read, checksum and manifest check (the corpus files' `stat` calls) in `timings`.
- * With `onRead`, the header and the manifest are read first and the rest of the file is read on the
- * thread pool while this thread walks the corpus: the two take about as long on a large corpus, and
+ * With `onRead`, the header and the manifest are read first and the resident part of the file is read
+ * on the thread pool while this thread walks the corpus: the two take about as long on a large corpus, and
  * one after the other they were the longest stretch of a boot.
  */
 async function checkedSnapshot(
@@ -71,6 +76,7 @@ async function checkedSnapshot(
   readTouched: boolean,
   timings: Record<string, number>,
   onRead: CheckSnapshotOptions['onRead'],
+  fd: number | undefined,
 ): Promise<Uint8Array> {
   if (onRead === undefined) {
     const { bytes, header } = readSnapshotFile(path, timings);
@@ -78,12 +84,12 @@ async function checkedSnapshot(
     await checkManifest(job, path, snapshotSection(bytes, header, MANIFEST_SECTION), readTouched, timings);
     return bytes;
   }
-  const reader = openSnapshotFile(path);
-  let reading: Promise<UnverifiedSnapshot> | undefined;
+  const reader = openSnapshotFile(path, fd);
+  let reading: Promise<ResidentSnapshot> | undefined;
   try {
     checkHeader(job, path, reader.header);
     const manifest = reader.section(MANIFEST_SECTION);
-    reading = reader.readAll(timings).then((snapshot) => {
+    reading = reader.readResident(timings).then((snapshot) => {
       onRead(snapshot);
       return snapshot;
     });
@@ -91,7 +97,7 @@ async function checkedSnapshot(
     // the corpus is walked.
     reading.catch(() => undefined);
     await checkManifest(job, path, manifest, readTouched, timings);
-    return (await reading).bytes;
+    return (await reading).resident;
   } finally {
     if (reading === undefined) reader.close();
     // The file stays open until its reads have ended, whatever the check decided.

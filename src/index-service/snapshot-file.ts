@@ -10,6 +10,8 @@ import { threadId } from 'node:worker_threads';
 import { readSnapshotHeader, SnapshotError } from '../search/index-snapshot.js';
 import type { SnapshotHeader } from '../search/index-snapshot.js';
 import { CodedError } from '../coded-error.js';
+import { snapshotExtents } from './snapshot-in-file.js';
+import type { ResidentSnapshot } from './snapshot-in-file.js';
 
 const DIGEST_BYTES = 32;
 
@@ -201,6 +203,14 @@ export interface SnapshotFileReader {
    * so this thread is free for other work meanwhile. Closes the file; call it once.
    */
   readAll(timings?: Record<string, number>): Promise<UnverifiedSnapshot>;
+  /**
+   * The file's resident part (all but the sections read on demand: `snapshotExtents`) in shared
+   * memory, and its digest, found whole, nothing compared yet: `SnapshotInFile.verify` hashes the
+   * whole file. Read on the thread pool. The file is left open and its descriptor handed over with
+   * the bytes (a descriptor opened here would close with its thread: give one, see `openSnapshotFile`).
+   * Call it once.
+   */
+  readResident(timings?: Record<string, number>): Promise<ResidentSnapshot>;
   /** Closes the file without reading it all. */
   close(): void;
 }
@@ -208,20 +218,22 @@ export interface SnapshotFileReader {
 /**
  * Opens the snapshot at `path` and reads only its header (checked as `readSnapshotFileUnverified`
  * checks it), so a check can refuse a foreign snapshot, or read its manifest and start on the corpus,
- * before the whole file is in memory. Throws a `SnapshotRefusal`.
+ * before the whole file is in memory. `given`: the file already open, read through and never closed
+ * here. Throws a `SnapshotRefusal`.
  */
-export function openSnapshotFile(path: string): SnapshotFileReader {
+export function openSnapshotFile(path: string, given?: number): SnapshotFileReader {
   let fd: number;
   let size: number;
   try {
-    fd = openSync(path, 'r');
+    fd = given ?? openSync(path, 'r');
     size = fstatSync(fd).size;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new SnapshotRefusal('missing', `no snapshot at ${path} yet`);
     throw new SnapshotRefusal('unreadable', `snapshot ${path} cannot be read (${code ?? String(error)})`);
   }
-  let open = true;
+  // A descriptor given is its owner's to close.
+  let open = given === undefined;
   const close = (): void => {
     if (open) closeSync(fd);
     open = false;
@@ -269,9 +281,43 @@ export function openSnapshotFile(path: string): SnapshotFileReader {
         close();
       }
     },
+    readResident: async (timings = {}) => {
+      const started = performance.now();
+      try {
+        const { extents, residentBytes } = snapshotExtents(header);
+        const resident = new Uint8Array(new SharedArrayBuffer(residentBytes));
+        // Pieces of the resident runs, read in READ_PIECES lanes side by side.
+        const pieces: Array<{ from: number; to: number; at: number }> = [];
+        for (const extent of extents) {
+          if (!('at' in extent)) continue;
+          for (let from = extent.from; from < extent.to; from += RESIDENT_PIECE_BYTES) {
+            pieces.push({ from, to: Math.min(extent.to, from + RESIDENT_PIECE_BYTES), at: extent.at + from - extent.from });
+          }
+        }
+        const lane = async (k: number): Promise<void> => {
+          for (let p = k; p < pieces.length; p += READ_PIECES) {
+            const { from, to, at } = pieces[p] as (typeof pieces)[number];
+            const end = await readRange(fd, resident, from, to, at);
+            if (end < to) throw new SnapshotRefusal('truncated', `snapshot ${path} is truncated: it ended at byte ${end} while being read`);
+          }
+        };
+        await Promise.all(Array.from({ length: READ_PIECES }, (_, k) => lane(k)));
+        const digest = readAt(header.totalBytes, DIGEST_BYTES);
+        if (digest.length < DIGEST_BYTES) throw new SnapshotRefusal('truncated', `snapshot ${path} is truncated: its digest is cut short`);
+        timings.readMs = Math.round(performance.now() - started);
+        return { path, fd, header, resident, digest };
+      } catch (error) {
+        close();
+        if (error instanceof SnapshotRefusal) throw error;
+        throw new SnapshotRefusal('unreadable', `snapshot ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      }
+    },
     close,
   };
 }
+
+/** The resident part is read in pieces of this size, so the two lanes share the work evenly. */
+const RESIDENT_PIECE_BYTES = 8 << 20;
 
 /** Enough for the preamble and the header of a snapshot of any size seen so far (about 2 KiB). */
 const HEADER_READ_BYTES = 64 << 10;
@@ -281,11 +327,14 @@ const HEADER_READ_BYTES = 64 << 10;
  */
 const READ_PIECES = 2;
 
-/** Reads `[from, to)` of `fd` into `into` at the same offsets; where the file ended (`to` when whole). */
-async function readRange(fd: number, into: Uint8Array, from: number, to: number): Promise<number> {
+/**
+ * Reads `[from, to)` of `fd` into `into` from offset `intoAt` (default the same offsets); where the
+ * file ended (`to` when whole).
+ */
+async function readRange(fd: number, into: Uint8Array, from: number, to: number, intoAt = from): Promise<number> {
   let at = from;
   while (at < to) {
-    const got = await new Promise<number>((done, fail) => read(fd, into, at, to - at, at, (error, bytesRead) => (error ? fail(error) : done(bytesRead))));
+    const got = await new Promise<number>((done, fail) => read(fd, into, intoAt + at - from, to - at, at, (error, bytesRead) => (error ? fail(error) : done(bytesRead))));
     if (got === 0) break;
     at += got;
   }

@@ -13,6 +13,7 @@ import type { SemanticService } from '../semantic/semantic-service.js';
 import { McpRequestError } from './mcp-request-error.js';
 import { listResources, readResource } from './resources.js';
 import { createTools, TOOLS } from './tools/create-tools.js';
+import { SnapshotError } from '../search/index-snapshot.js';
 import { ToolError } from './tools/tool-error.js';
 import type { ToolErrorCode } from './tools/tool-error.js';
 import { resolveToolLimits } from './tools/tool-limits.js';
@@ -210,6 +211,11 @@ export function createMcpService(options: McpServiceOptions): McpService {
         if (error instanceof ToolError) {
           event.errorCode = error.code;
           return toolErrorResult(error.message);
+        }
+        if (error instanceof SnapshotError && error.code === 'damaged') {
+          // The index service has logged it and is rebuilding; the model can retry.
+          event.errorCode = 'index_damaged';
+          return toolErrorResult(`${tool.name} could not read the document index: its file on disk was changed or damaged after the server checked it, so nothing more is served from it. The server is rebuilding the index; call ${tool.name} again in a few seconds.`);
         }
         event.errorCode = 'internal_error';
         logger.error({ err: error, tool: tool.name, era: context.era }, 'tool handler failed');

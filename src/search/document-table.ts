@@ -37,22 +37,36 @@ export interface ByteTable {
 }
 
 /**
- * Documents as bytes: `records` holds each document minus its text as JSON, `sources` each source as
- * UTF-8, `text(d)` decodes a text. A few recently parsed records are kept, because a search reads
+ * Bytes `[start, end)` of a blob that need not be in memory (a snapshot section left in its file).
+ * Synchronous, as the hit path is; it throws when the bytes cannot be read intact.
+ */
+export type ReadRange = (start: number, end: number) => Uint8Array;
+
+/** A blob read through `read`, `length` bytes long, item i at `[offsets[i], offsets[i + 1])`. */
+export interface RangeTable {
+  read: ReadRange;
+  length: number;
+  offsets: Float64Array;
+}
+
+/**
+ * Documents as bytes: `records` holds each document minus its text as JSON (read on demand, so it may
+ * stay in a file), `sources` each source as UTF-8 (in memory: a lookup by source reads many), `text(d)`
+ * decodes a text. A few recently parsed records are kept, because a search reads
  * the same few documents several times (ranking, snippets, get_chunk next).
  */
 export class DocumentBytes implements DocumentTable {
   readonly length: number;
-  readonly #records: ByteTable;
+  readonly #records: RangeTable;
   readonly #sources: ByteTable;
   readonly #text: (d: number) => string;
   readonly #decoder = new TextDecoder();
   readonly #recent = new Map<number, Document>();
 
-  constructor(records: ByteTable, sources: ByteTable, text: (d: number) => string) {
+  constructor(records: RangeTable, sources: ByteTable, text: (d: number) => string) {
     this.length = records.offsets.length - 1;
     if (this.length < 0 || sources.offsets.length !== records.offsets.length) throw new RangeError('document records and sources do not line up');
-    if (records.offsets[this.length] !== records.blob.length || sources.offsets[this.length] !== sources.blob.length) {
+    if (records.offsets[this.length] !== records.length || sources.offsets[this.length] !== sources.blob.length) {
       throw new RangeError('document tables do not end where their bytes do');
     }
     this.#records = records;
@@ -67,7 +81,8 @@ export class DocumentBytes implements DocumentTable {
   get(d: number): Document {
     const cached = this.#recent.get(d);
     if (cached !== undefined) return cached;
-    const record = JSON.parse(this.#decoder.decode(slice(this.#records, d))) as Omit<Document, 'text'>;
+    const { read, offsets } = this.#records;
+    const record = JSON.parse(this.#decoder.decode(read(offsets[d] as number, offsets[d + 1] as number))) as Omit<Document, 'text'>;
     const text = this.#text;
     const document = Object.defineProperty(record, 'text', { get: () => text(d), enumerable: true, configurable: false }) as Document;
     if (this.#recent.size >= RECENT_RECORDS) this.#recent.delete(this.#recent.keys().next().value as number);

@@ -19,7 +19,7 @@
 // Sections the decoder does not know are skipped, which leaves room for optional data (e.g. vectors).
 import { InvertedIndex, type InvertedIndexParts } from './inverted-index.js';
 import { SearchIndex, type SearchIndexParts } from './search-index.js';
-import { DocumentBytes, type ByteTable } from './document-table.js';
+import { DocumentBytes, type ByteTable, type ReadRange } from './document-table.js';
 import { resolveSearchOptions } from './search-options.js';
 import { CodedError } from '../coded-error.js';
 
@@ -28,8 +28,11 @@ export const SNAPSHOT_LAYOUT = 3;
 const MAGIC = 'CORPUSIX';
 const PREAMBLE_BYTES = 24;
 
-/** Why bytes are not a snapshot this code can read. */
-export type SnapshotErrorCode = 'not_a_snapshot' | 'foreign_layout' | 'truncated' | 'malformed';
+/**
+ * Why bytes are not a snapshot this code can read; `damaged`: a section left in its file no longer
+ * reads as it did when the file was checked (see `SnapshotSource`).
+ */
+export type SnapshotErrorCode = 'not_a_snapshot' | 'foreign_layout' | 'truncated' | 'malformed' | 'damaged';
 
 export class SnapshotError extends CodedError<SnapshotErrorCode> {}
 
@@ -42,6 +45,23 @@ export interface SnapshotSection {
   offset: number;
   byteLength: number;
 }
+
+/**
+ * A snapshot whose large sections need not be in memory: `resident` gives a section's bytes (8-byte
+ * aligned) when they are held, `reader` reads ranges of one that was left where it is (a file). Which
+ * sections may be left out is `READ_ON_DEMAND`; every other section must be resident.
+ */
+export interface SnapshotSource {
+  header: SnapshotHeader;
+  resident(name: string): Uint8Array | undefined;
+  reader(name: string): ReadRange | undefined;
+}
+
+/**
+ * The sections a decoded index reads only per document, a hit or a page at a time: the texts and the
+ * document records. Everything else is read at boot or by every query, so it is held in memory.
+ */
+export const READ_ON_DEMAND: readonly string[] = ['text', 'documentRecords'];
 
 /** The JSON header. `meta` is the caller's (e.g. the corpus manifest); the codec only carries it. */
 export interface SnapshotHeader {
@@ -219,7 +239,7 @@ export function snapshotSection(bytes: Uint8Array, header: SnapshotHeader, name:
  * 8-byte aligned), so the caller must not modify them afterwards. Throws a `SnapshotError` when the
  * bytes are not a readable snapshot; integrity (checksum) is the caller's to check first.
  */
-export function decodeIndexSnapshot(input: Uint8Array): DecodedSnapshot {
+export function decodeIndexSnapshot(input: Uint8Array | SnapshotSource): DecodedSnapshot {
   const steps = decodeIndexSnapshotSteps(input);
   for (;;) {
     const step = steps.next();
@@ -237,7 +257,7 @@ export interface DecodedSnapshot {
  * caller may yield to its event loop at every `yield`, so a server decoding a new index keeps
  * answering. Returns the same result, and records in `timings` the work of each phase in ms.
  */
-export function* decodeIndexSnapshotSteps(input: Uint8Array, timings: Record<string, number> = {}): Generator<void, DecodedSnapshot, void> {
+export function* decodeIndexSnapshotSteps(input: Uint8Array | SnapshotSource, timings: Record<string, number> = {}): Generator<void, DecodedSnapshot, void> {
   // Work done per phase, yields excluded (documentsMs, termsMs, invertedMs, searchIndexMs).
   let phaseStarted = performance.now();
   const phaseDone = (name: string): void => {
@@ -245,8 +265,8 @@ export function* decodeIndexSnapshotSteps(input: Uint8Array, timings: Record<str
     timings[name] = Math.round((timings[name] ?? 0) + now - phaseStarted);
     phaseStarted = now;
   };
-  const header = readSnapshotHeader(input);
-  const bytes = input.byteOffset % 8 === 0 ? input : input.slice();
+  const source = input instanceof Uint8Array ? sourceOfBytes(input) : input;
+  const { header } = source;
   const sectionOf = (name: string): SnapshotSection => {
     const section = header.sections.find((s) => s.name === name);
     if (section === undefined) throw new SnapshotError('malformed', `snapshot has no "${name}" section`);
@@ -255,8 +275,19 @@ export function* decodeIndexSnapshotSteps(input: Uint8Array, timings: Record<str
   const array = <T extends SectionType>(name: string, type: T): InstanceType<(typeof ARRAY_TYPES)[T]> => {
     const section = sectionOf(name);
     if (section.type !== type) throw new SnapshotError('malformed', `snapshot section "${name}" is ${section.type}, expected ${type}`);
+    const bytes = source.resident(name);
+    if (bytes === undefined || bytes.byteLength !== section.byteLength) throw new SnapshotError('malformed', `snapshot section "${name}" is not in memory`);
     const Type = ARRAY_TYPES[type];
-    return new Type(bytes.buffer as ArrayBuffer, bytes.byteOffset + section.offset, section.byteLength / Type.BYTES_PER_ELEMENT) as InstanceType<(typeof ARRAY_TYPES)[T]>;
+    return new Type(bytes.buffer as ArrayBuffer, bytes.byteOffset, section.byteLength / Type.BYTES_PER_ELEMENT) as InstanceType<(typeof ARRAY_TYPES)[T]>;
+  };
+  // A section read per document, from memory or from where it was left.
+  const ranges = (name: string): { read: ReadRange; length: number } => {
+    const section = sectionOf(name);
+    if (section.type !== 'u8') throw new SnapshotError('malformed', `snapshot section "${name}" is ${section.type}, expected u8`);
+    const bytes = source.resident(name);
+    const read: ReadRange | undefined = bytes === undefined ? source.reader(name) : (start, end) => bytes.subarray(start, end);
+    if (read === undefined) throw new SnapshotError('malformed', `snapshot section "${name}" is neither in memory nor readable`);
+    return { read, length: section.byteLength };
   };
   const json = <T>(name: string): T => {
     try {
@@ -268,12 +299,12 @@ export function* decodeIndexSnapshotSteps(input: Uint8Array, timings: Record<str
   };
 
   const textOffsets = array('textOffsets', 'f64');
-  const text = array('text', 'u8');
-  const texts = new TextStore(text, textOffsets);
+  const text = ranges('text');
+  const texts = new TextStore(text.read, textOffsets);
   let documents: DocumentBytes;
   try {
     documents = new DocumentBytes(
-      { blob: array('documentRecords', 'u8'), offsets: array('documentRecordOffsets', 'f64') },
+      { ...ranges('documentRecords'), offsets: array('documentRecordOffsets', 'f64') },
       { blob: array('sources', 'u8'), offsets: array('sourceOffsets', 'f64') },
       (d) => texts.text(d),
     );
@@ -329,6 +360,16 @@ export function* decodeIndexSnapshotSteps(input: Uint8Array, timings: Record<str
   }
 }
 
+/**
+ * `bytes` (a whole snapshot) as a source with every section resident: views of `bytes`, copied once
+ * when `bytes` is not 8-byte aligned.
+ */
+function sourceOfBytes(input: Uint8Array): SnapshotSource {
+  const header = readSnapshotHeader(input);
+  const bytes = input.byteOffset % 8 === 0 ? input : input.slice();
+  return { header, resident: (name) => snapshotSection(bytes, header, name), reader: () => undefined };
+}
+
 /** `items` as one blob and the offset of each (plus the end). */
 function byteTable(items: readonly Uint8Array[]): ByteTable {
   const offsets = new Float64Array(items.length + 1);
@@ -339,25 +380,25 @@ function byteTable(items: readonly Uint8Array[]): ByteTable {
 }
 
 /**
- * Document texts as one UTF-8 blob, decoded on demand. A handful of recently read texts are kept,
+ * Document texts as one UTF-8 blob (in memory or left in its file), read and decoded on demand. A handful of recently read texts are kept,
  * because a search reads the same few documents several times (ranking, snippets, get_chunk next).
  */
 class TextStore {
-  readonly #blob: Uint8Array;
+  readonly #read: ReadRange;
   readonly #offsets: Float64Array;
   readonly #decoder = new TextDecoder();
   readonly #recent = new Map<number, string>();
   #recentChars = 0;
 
-  constructor(blob: Uint8Array, offsets: Float64Array) {
-    this.#blob = blob;
+  constructor(read: ReadRange, offsets: Float64Array) {
+    this.#read = read;
     this.#offsets = offsets;
   }
 
   text(d: number): string {
     const cached = this.#recent.get(d);
     if (cached !== undefined) return cached;
-    const text = this.#decoder.decode(this.#blob.subarray(this.#offsets[d] as number, this.#offsets[d + 1] as number));
+    const text = this.#decoder.decode(this.#read(this.#offsets[d] as number, this.#offsets[d + 1] as number));
     if (text.length > RECENT_CHARS / 4) return text;
     while (this.#recent.size >= RECENT_TEXTS || this.#recentChars + text.length > RECENT_CHARS) {
       const [oldest, dropped] = this.#recent.entries().next().value as [number, string];

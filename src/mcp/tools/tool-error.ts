@@ -13,6 +13,7 @@ export type ToolErrorCode =
   | 'stale_cursor'
   | 'index_unavailable'
   | 'index_not_ready'
+  | 'index_damaged'
   | 'internal_error';
 
 export class ToolError extends CodedError<ToolErrorCode> {}

@@ -1,0 +1,242 @@
+// A snapshot served partly from its file. The sections read only per document (the texts and the
+// document records: READ_ON_DEMAND) stay in the file, read per hit with positioned reads on a file
+// descriptor kept open, so a large corpus's RSS is its postings, not its texts. The rest (the
+// resident part) was read into memory by the boot's check worker (snapshot-file.ts `readResident`).
+//
+// Integrity: the whole file is still hashed before anything is served (`verify`: the resident part
+// from memory, the rest streamed through one small buffer), and as it is, a CRC-32 is kept for each
+// BLOCK_BYTES block of the sections left in the file. Every later read checks the CRCs of the blocks
+// it touches, so a file changed in place or cut short after the boot is never served: the read throws
+// a `SnapshotError` with code `damaged`, every later read of the file throws too, and the listeners
+// given to `onDamage` hear of it once (the index service reloads, and a reload's index is held in
+// memory). A file replaced by a rename is not seen: the descriptor still reads the file that was checked.
+import { createHash } from 'node:crypto';
+import { closeSync, read, readSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
+import { READ_ON_DEMAND, SnapshotError } from '../search/index-snapshot.js';
+import type { SnapshotHeader, SnapshotSection, SnapshotSource } from '../search/index-snapshot.js';
+import type { ReadRange } from '../search/document-table.js';
+
+/** The unit a CRC covers: small enough that a hit reads little, large enough that the CRCs of 150 MiB are 40 KB. */
+export const BLOCK_BYTES = 16 << 10;
+/** A read takes at least this many bytes (whole blocks), kept for the next read: a scan of every document reads each block once. */
+const WINDOW_BYTES = 4 * BLOCK_BYTES;
+/** The streaming buffer of `verify`: whole blocks, about 1 ms of SHA-256. */
+const STREAM_BYTES = 64 * BLOCK_BYTES;
+
+/** A run of the file's bytes `[from, to)`: in memory at `at` of the resident bytes, or in the file (section `section`). */
+export type Extent = { from: number; to: number; at: number } | { from: number; to: number; section: SnapshotSection };
+
+const align8 = (n: number): number => (n + 7) & ~7;
+
+/**
+ * The file's bytes `[0, totalBytes)` cut into runs, in file order: each section of `inFile` from its
+ * offset to the 8-byte boundary after it, and the runs between them resident, packed one after
+ * another (each starts on an 8-byte boundary in the file, so it does in memory too).
+ */
+export function snapshotExtents(header: SnapshotHeader, inFile: readonly string[] = READ_ON_DEMAND): { extents: Extent[]; residentBytes: number } {
+  const left = header.sections.filter((s) => inFile.includes(s.name) && s.byteLength > 0).sort((a, b) => a.offset - b.offset);
+  const extents: Extent[] = [];
+  let at = 0;
+  let from = 0;
+  const resident = (to: number): void => {
+    if (to <= from) return;
+    extents.push({ from, to, at });
+    at += to - from;
+  };
+  for (const section of left) {
+    resident(section.offset);
+    from = Math.min(header.totalBytes, align8(section.offset + section.byteLength));
+    extents.push({ from: section.offset, to: from, section });
+  }
+  resident(header.totalBytes);
+  return { extents, residentBytes: at };
+}
+
+/** What the check worker hands over: the resident bytes (shared), the descriptor it keeps open, the digest. */
+export interface ResidentSnapshot {
+  path: string;
+  fd: number;
+  header: SnapshotHeader;
+  /** The resident runs of `snapshotExtents(header)`, packed. */
+  resident: Uint8Array;
+  /** The SHA-256 the whole file (less these 32 bytes) must hash to. */
+  digest: Uint8Array;
+}
+
+// A descriptor is closed when nothing can read through it any more: an index of an older generation
+// may still answer a call that started on it, so the swap does not close it.
+const closer = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed by `close()`.
+  }
+});
+
+export class SnapshotInFile implements SnapshotSource {
+  readonly header: SnapshotHeader;
+  readonly path: string;
+  readonly #fd: number;
+  readonly #resident: Uint8Array;
+  readonly #digest: Uint8Array;
+  readonly #extents: Extent[];
+  readonly #crcs = new Map<string, Uint32Array>();
+  readonly #windows = new Map<string, { from: number; bytes: Uint8Array }>();
+  readonly #listeners = new Set<(error: SnapshotError) => void>();
+  #verified = false;
+  #damage: SnapshotError | undefined;
+  #closed = false;
+
+  constructor({ path, fd, header, resident, digest }: ResidentSnapshot) {
+    const { extents, residentBytes } = snapshotExtents(header);
+    if (resident.byteLength !== residentBytes) throw new RangeError(`resident bytes of snapshot ${path}: ${resident.byteLength}, expected ${residentBytes}`);
+    this.path = path;
+    this.header = header;
+    this.#fd = fd;
+    this.#resident = resident;
+    this.#digest = digest;
+    this.#extents = extents;
+    closer.register(this, fd, this);
+  }
+
+  /** The bytes held in memory. */
+  get residentBytes(): Uint8Array {
+    return this.#resident;
+  }
+
+  /**
+   * Whether the whole file hashes to its digest, hashed in file order with a turn of the event loop
+   * between slices, so a thread that verifies a large snapshot keeps answering. Records the CRC of
+   * every block of the sections left in the file as it goes. `cancelled()` stops it early (false).
+   */
+  async verify(cancelled: () => boolean = () => false): Promise<boolean> {
+    const hash = createHash('sha256');
+    const buffer = new Uint8Array(STREAM_BYTES);
+    for (const extent of this.#extents) {
+      if ('at' in extent) {
+        for (let from = extent.from; from < extent.to; from += STREAM_BYTES) {
+          if (cancelled()) return false;
+          const at = extent.at + from - extent.from;
+          hash.update(this.#resident.subarray(at, at + Math.min(STREAM_BYTES, extent.to - from)));
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        continue;
+      }
+      const { section } = extent;
+      const crcs = new Uint32Array(Math.ceil(section.byteLength / BLOCK_BYTES));
+      for (let from = extent.from; from < extent.to; from += STREAM_BYTES) {
+        if (cancelled()) return false;
+        const length = Math.min(STREAM_BYTES, extent.to - from);
+        const got = await readFully(this.#fd, buffer, length, from);
+        if (got < length) return false; // cut short since the worker measured it
+        hash.update(buffer.subarray(0, length));
+        const base = from - section.offset;
+        const sectionEnd = section.byteLength - base;
+        for (let b = 0; b < length && b < sectionEnd; b += BLOCK_BYTES) {
+          crcs[(base + b) / BLOCK_BYTES] = crc32(buffer.subarray(b, Math.min(b + BLOCK_BYTES, sectionEnd)));
+        }
+      }
+      this.#crcs.set(section.name, crcs);
+    }
+    this.#verified = Buffer.from(this.#digest).equals(hash.digest());
+    return this.#verified;
+  }
+
+  resident(name: string): Uint8Array | undefined {
+    const extent = this.#extents.find((e): e is Extent & { at: number } => 'at' in e && this.#sectionIn(name, e));
+    if (extent === undefined) return undefined;
+    const section = this.#section(name) as SnapshotSection;
+    const at = extent.at + section.offset - extent.from;
+    return this.#resident.subarray(at, at + section.byteLength);
+  }
+
+  reader(name: string): ReadRange | undefined {
+    const extent = this.#extents.find((e) => 'section' in e && e.section.name === name);
+    if (extent === undefined || !('section' in extent)) return undefined;
+    const { section } = extent;
+    return (start, end) => this.#read(section, start, end);
+  }
+
+  /** Calls `listener` once when a read finds the file damaged. */
+  onDamage(listener: (error: SnapshotError) => void): void {
+    this.#listeners.add(listener);
+  }
+
+  /** Closes the file now (a snapshot refused before it served). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    closer.unregister(this);
+    closeSync(this.#fd);
+  }
+
+  #section(name: string): SnapshotSection | undefined {
+    return this.header.sections.find((s) => s.name === name);
+  }
+
+  #sectionIn(name: string, extent: { from: number; to: number }): boolean {
+    const section = this.#section(name);
+    return section !== undefined && section.offset >= extent.from && section.offset + section.byteLength <= extent.to;
+  }
+
+  #read(section: SnapshotSection, start: number, end: number): Uint8Array {
+    if (this.#damage !== undefined) throw this.#damage;
+    if (start < 0 || end > section.byteLength || start > end) throw new RangeError(`bytes ${start}–${end} lie outside section "${section.name}" (${section.byteLength} bytes)`);
+    const window = this.#windows.get(section.name);
+    if (window !== undefined && start >= window.from && end <= window.from + window.bytes.length) {
+      return window.bytes.subarray(start - window.from, end - window.from);
+    }
+    const crcs = this.#crcs.get(section.name);
+    if (!this.#verified || crcs === undefined || this.#closed) throw new SnapshotError('damaged', `snapshot ${this.path} is not open for reading: it was not verified, or was closed`);
+    const from = Math.floor(start / BLOCK_BYTES) * BLOCK_BYTES;
+    const to = Math.min(section.byteLength, Math.max(Math.ceil(end / BLOCK_BYTES) * BLOCK_BYTES, from + WINDOW_BYTES));
+    const bytes = new Uint8Array(to - from);
+    let got = 0;
+    try {
+      got = readFullySync(this.#fd, bytes, section.offset + from);
+    } catch (error) {
+      this.#damaged(section, from, to, `it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+    if (got < bytes.length) this.#damaged(section, from, to, `the file was cut short (it ends before byte ${section.offset + from + got + 1})`);
+    for (let b = 0; b < bytes.length; b += BLOCK_BYTES) {
+      if (crc32(bytes.subarray(b, Math.min(b + BLOCK_BYTES, bytes.length))) !== crcs[(from + b) / BLOCK_BYTES]) {
+        this.#damaged(section, from + b, Math.min(to, from + b + BLOCK_BYTES), 'they no longer match their CRC-32 from the boot');
+      }
+    }
+    this.#windows.set(section.name, { from, bytes });
+    return bytes.subarray(start - from, end - from);
+  }
+
+  #damaged(section: SnapshotSection, from: number, to: number, why: string): never {
+    const error = new SnapshotError(
+      'damaged',
+      `snapshot ${this.path} was changed or damaged after it was checked: bytes ${from}–${to} of its "${section.name}" section are not what was verified (${why}); nothing more is served from it`,
+    );
+    this.#damage = error;
+    this.#windows.clear();
+    for (const listener of this.#listeners) listener(error);
+    this.#listeners.clear();
+    throw error;
+  }
+}
+
+async function readFully(fd: number, into: Uint8Array, length: number, position: number): Promise<number> {
+  let at = 0;
+  while (at < length) {
+    const got = await new Promise<number>((done, fail) => read(fd, into, at, length - at, position + at, (error, bytesRead) => (error ? fail(error) : done(bytesRead))));
+    if (got === 0) break;
+    at += got;
+  }
+  return at;
+}
+
+function readFullySync(fd: number, into: Uint8Array, position: number): number {
+  let at = 0;
+  while (at < into.length) {
+    const got = readSync(fd, into, at, into.length - at, position + at);
+    if (got === 0) break;
+    at += got;
+  }
+  return at;
+}
