@@ -1,3 +1,4 @@
+import { closeSync, openSync } from 'node:fs';
 import { lstat, mkdtemp, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { markdownDocument as doc } from '../../test/support/markdown-document.js';
 import { encodeIndexSnapshot } from '../search/index-snapshot.js';
 import { SearchIndex } from '../search/search-index.js';
-import { openSnapshotFile, readSnapshotFileUnverified, verifySnapshotDigest, writeSnapshotFile, writeSnapshotFileInPieces } from './snapshot-file.js';
+import { openSnapshotFile, readSnapshotFileUnverified, writeSnapshotFile, writeSnapshotFileInPieces } from './snapshot-file.js';
+import { SnapshotInFile, snapshotExtents } from './snapshot-in-file.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -51,18 +53,24 @@ describe('openSnapshotFile', () => {
     return { path, bytes };
   };
 
-  it('reads the header and a section first, then the whole file as the plain read does', async () => {
+  it('reads the header and a section first, then the resident part of the file as the plain read has it', async () => {
     const { path, bytes } = writeSnapshot();
-    const reader = openSnapshotFile(path);
+    const fd = openSync(path, 'r');
+    const reader = openSnapshotFile(path, fd);
     expect(reader.header.engine).toBe('test-engine');
     expect(new TextDecoder().decode(reader.section('manifest'))).toBe('manifest bytes');
     expect(reader.section('absent')).toBeUndefined();
-    const read = await reader.readAll();
+    const read = await reader.readResident();
     const plain = readSnapshotFileUnverified(path);
-    expect(read.bytes).toEqual(new Uint8Array(bytes));
-    expect(read.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(read.fd).toBe(fd);
+    expect(read.resident.buffer).toBeInstanceOf(SharedArrayBuffer);
+    for (const extent of snapshotExtents(read.header).extents) {
+      if ('at' in extent) expect(read.resident.subarray(extent.at, extent.at + extent.to - extent.from)).toEqual(bytes.subarray(extent.from, extent.to));
+    }
     expect(read.digest).toEqual(new Uint8Array(plain.digest));
-    expect(await verifySnapshotDigest(read.bytes, read.digest)).toBe(true);
+    const file = new SnapshotInFile(read);
+    expect(await file.verify()).toBe(true);
+    file.close();
   });
 
   it.each([
@@ -78,8 +86,10 @@ describe('openSnapshotFile', () => {
 
   it('refuses a file cut short after it was opened, while it is read', async () => {
     const { path } = writeSnapshot();
-    const reader = openSnapshotFile(path);
+    const fd = openSync(path, 'r');
+    const reader = openSnapshotFile(path, fd);
     await truncate(path, 100);
-    await expect(reader.readAll()).rejects.toMatchObject({ name: 'SnapshotRefusal', code: 'truncated' });
+    await expect(reader.readResident()).rejects.toMatchObject({ name: 'SnapshotRefusal', code: 'truncated' });
+    closeSync(fd);
   });
 });

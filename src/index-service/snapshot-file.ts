@@ -198,12 +198,6 @@ export interface SnapshotFileReader {
   /** Section `name` read on its own, or undefined when the snapshot has none. */
   section(name: string): Uint8Array | undefined;
   /**
-   * The whole file in shared memory, found whole, its digest not yet compared (as
-   * `readSnapshotFileUnverified` with `shared`). Read on the thread pool, in pieces side by side,
-   * so this thread is free for other work meanwhile. Closes the file; call it once.
-   */
-  readAll(timings?: Record<string, number>): Promise<UnverifiedSnapshot>;
-  /**
    * The file's resident part (all but the sections read on demand: `snapshotExtents`) in shared
    * memory, and its digest, found whole, nothing compared yet: `SnapshotInFile.verify` hashes the
    * whole file. Read on the thread pool. The file is left open and its descriptor handed over with
@@ -263,23 +257,6 @@ export function openSnapshotFile(path: string, given?: number): SnapshotFileRead
     section: (name) => {
       const section = header.sections.find((s) => s.name === name);
       return section === undefined ? undefined : readAt(section.offset, section.byteLength);
-    },
-    readAll: async (timings = {}) => {
-      const started = performance.now();
-      try {
-        const file = new Uint8Array(new SharedArrayBuffer(size));
-        const piece = Math.ceil(size / READ_PIECES);
-        const ends = await Promise.all(Array.from({ length: READ_PIECES }, (_, k) => readRange(fd, file, k * piece, Math.min(size, (k + 1) * piece))));
-        const short = ends.findIndex((end, k) => end < Math.min(size, (k + 1) * piece));
-        if (short >= 0) throw new SnapshotRefusal('truncated', `snapshot ${path} is truncated: it ended at byte ${ends[short]} while being read`);
-        timings.readMs = Math.round(performance.now() - started);
-        return { bytes: file.subarray(0, header.totalBytes), header, digest: file.subarray(header.totalBytes) };
-      } catch (error) {
-        if (error instanceof SnapshotRefusal) throw error;
-        throw new SnapshotRefusal('unreadable', `snapshot ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-      } finally {
-        close();
-      }
     },
     readResident: async (timings = {}) => {
       const started = performance.now();
@@ -345,23 +322,6 @@ async function readRange(fd: number, into: Uint8Array, from: number, to: number,
 export function checksumRefusal(path: string): SnapshotRefusal {
   return new SnapshotRefusal('corrupt', `snapshot ${path} fails its checksum (SHA-256): the file was damaged or edited`);
 }
-
-/**
- * Whether `bytes` hash to `digest`, hashed in slices with a turn of the event loop between them, so a
- * thread that verifies a large snapshot keeps answering requests. `cancelled()` stops it early (false).
- */
-export async function verifySnapshotDigest(bytes: Uint8Array, digest: Uint8Array, cancelled: () => boolean = () => false): Promise<boolean> {
-  const hash = createHash('sha256');
-  for (let at = 0; at < bytes.length; at += VERIFY_SLICE_BYTES) {
-    if (cancelled()) return false;
-    hash.update(bytes.subarray(at, Math.min(bytes.length, at + VERIFY_SLICE_BYTES)));
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return Buffer.from(digest).equals(hash.digest());
-}
-
-/** About 10 ms of SHA-256 on a small machine. */
-const VERIFY_SLICE_BYTES = 4 << 20;
 
 /**
  * Reads the snapshot at `path` and checks that it is whole and intact: magic, layout, length,
