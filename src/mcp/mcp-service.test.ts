@@ -9,6 +9,7 @@ import { CANARY, checkedToolCalls } from '../../test/robustness-support.js';
 import { writeTempCorpus } from '../../test/support/sample-corpus.js';
 import type { TempCorpus } from '../../test/support/sample-corpus.js';
 import { loadCorpus } from '../corpus/load-corpus.js';
+import { decodeIndexSnapshot, encodeIndexSnapshot, readSnapshotHeader, SnapshotError, snapshotSection } from '../search/index-snapshot.js';
 import { SearchIndex } from '../search/search-index.js';
 import { IndexHolder } from './index-holder.js';
 import { createMcpService } from './mcp-service.js';
@@ -286,5 +287,35 @@ describe('createMcpService', () => {
         expect((result.results as Array<{ source: string }>)[0]?.source).toBe('guide.md');
       });
     });
+  });
+});
+
+describe('createMcpService, over an index whose snapshot file was damaged after the boot', () => {
+  it('answers a tool error saying the index is being rebuilt, never a text', async () => {
+    const temp = await writeTempCorpus({ 'guide.md': FILES['guide.md'] as string });
+    try {
+      const corpus = await loadCorpus(temp.corpusDir);
+      const bytes = encodeIndexSnapshot(SearchIndex.build(corpus.documents), { engine: 'test' });
+      const header = readSnapshotHeader(bytes);
+      // The texts left in a file whose every read now fails, as SnapshotInFile's does once damaged.
+      const index = decodeIndexSnapshot({
+        header,
+        resident: (name) => (name === 'text' ? undefined : snapshotSection(bytes, header, name)),
+        reader: () => () => {
+          throw new SnapshotError('damaged', 'snapshot /srv/index.snapshot was changed or damaged after it was checked');
+        },
+      }).index;
+      const holder = new IndexHolder();
+      holder.set({ index, skipped: [] });
+      const service = createMcpService({ index: holder, indexWaitMs: 5000 });
+      const result = await service.callTool('get_document', { source: 'guide.md' }, { era: 'legacy' });
+      expect(result.isError).toBe(true);
+      const text = (result.content[0] as { text: string }).text;
+      expect(text).toMatch(/get_document could not read the document index: its file on disk was changed or damaged .* rebuilding the index; call get_document again/);
+      expect(text).not.toMatch(/idle timeout/);
+      expect(text).not.toMatch(/\/srv\//); // the path is for the operator's log
+    } finally {
+      await temp.remove();
+    }
   });
 });
