@@ -20,8 +20,9 @@ import type { SnapshotCheck } from './snapshot-check.js';
 import type { SnapshotHeader } from '../search/index-snapshot.js';
 
 /**
- * What the check worker sends: first the snapshot's bytes (shared) and the digest they must hash to
- * once the file is found whole, then that it matches (`ok`) or the check's other outcomes.
+ * What the check worker sends: first the snapshot's resident part (shared), read through the
+ * descriptor this thread opened, and the digest the whole file must hash to, once the file is found
+ * whole; then that it matches (`ok`) or the check's other outcomes.
  */
 export type SnapshotCheckReply =
   | { read: { buffer: SharedArrayBuffer; byteOffset: number; byteLength: number; digest: Uint8Array; fd: number; path: string; header: SnapshotHeader } }
