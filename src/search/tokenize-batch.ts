@@ -50,7 +50,10 @@ export function tokenizeBatch(documents: readonly BatchDocument[], options: Chun
   const chunkCounts = new Uint32Array(documents.length);
   const chunks = { start: new TermIdList(), end: new TermIdList(), page: new TermIdList(), heading: new TermIdList(), bodyLength: new TermIdList() };
   const entryStart = new TermIdList();
-  const entries = new EntryCounts(1 << 12);
+  // About one distinct term per eight characters of English prose: room for most batches at once.
+  let chars = 0;
+  for (const document of documents) chars += document.text.length;
+  const entries = new EntryCounts(Math.max(1 << 12, chars >>> 3));
   const counter = new ChunkCounter();
   const title = new TermIdList();
   const heading = new TermIdList();
