@@ -42,9 +42,9 @@ describe('buildSearchIndex', () => {
     ['the default options', {}],
     ['feedback on (forward lists kept) and short chunks', { feedbackWeight: 0.3, chunkWords: 40, overlapWords: 10 }],
   ])('builds on worker threads exactly the index a serial build makes, with %s', async (_, options) => {
-    const documents = corpusOf(1200, options.feedbackWeight === undefined ? 1 : 2);
+    const documents = corpusOf(400, options.feedbackWeight === undefined ? 1 : 2);
     const serial = SearchIndex.build(documents, options);
-    const { index, report } = await buildSearchIndex(documents, options, { threads: 2, minParallelChars: 0, batchChars: 20_000 });
+    const { index, report } = await buildSearchIndex(documents, options, { threads: 2, minParallelChars: 0, batchChars: 10_000 });
     expect(report).toMatchObject({ threads: 2, fallbacks: 0 });
     expect(report.batches).toBeGreaterThan(10);
     expect(index.stats).toEqual({ ...serial.stats, buildSeconds: index.stats.buildSeconds });

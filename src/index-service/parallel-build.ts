@@ -38,8 +38,8 @@ export interface ParallelBuildReport {
 
 /** Text per batch, in UTF-16 code units: small enough to keep the texts in flight small, large enough that a batch's own vocabulary is cheap to merge. */
 const BATCH_CHARS = 4_000_000;
-/** See `minParallelChars`; measured crossover on a 2-core machine (docs/BENCHMARKS.md, Growth). */
-export const MIN_PARALLEL_CHARS = 12_000_000;
+/** See `minParallelChars`: above SciFact ×4 (31 M characters), where threads lost in wall and CPU time, below ×20 (156 M), where they won (docs/BENCHMARKS.md, Growth). */
+export const MIN_PARALLEL_CHARS = 40_000_000;
 /** Batches sent ahead per thread, so a thread never waits for the merge. */
 const AHEAD_PER_THREAD = 2;
 /** A batch's thread needs its texts, its vocabulary and its counts; far below this. */

@@ -1,8 +1,7 @@
 /**
  * A growing list of term ids (or other unsigned 32-bit numbers) in one typed array: where a build
- * collects the terms of a chunk,
- * field after field, instead of one JavaScript array per field of each chunk (millions of numbers
- * over a large corpus, all garbage once the index is built).
+ * collects the terms of a chunk's fields and a batch's chunk offsets, instead of JavaScript arrays
+ * (millions of numbers over a large corpus, all garbage once the index is built).
  */
 export class TermIdList {
   #ids: Uint32Array<ArrayBuffer>;
