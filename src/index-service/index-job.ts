@@ -3,11 +3,10 @@
 // (unless the caller has already refused it); otherwise load the corpus, build, encode and write a
 // fresh snapshot. Either way the result is one encoded snapshot (bytes) that the main
 // thread decodes, so an index served from a snapshot and one freshly built are the same bytes.
-import { availableCpus } from '../available-cpus.js';
 import { loadCorpus } from '../corpus/load-corpus.js';
 import { encodeIndexSnapshot } from '../search/index-snapshot.js';
+import { SearchIndex } from '../search/search-index.js';
 import { contentDigest, encodeManifest, manifestOf, walkForManifest } from './corpus-manifest.js';
-import { buildSearchIndex } from './parallel-build.js';
 import { checkSnapshot, MANIFEST_SECTION, maxFileBytesOf, needsSnapshotCheck } from './snapshot-check.js';
 import { writeSnapshotFile } from './snapshot-file.js';
 import { timer } from './timer.js';
@@ -31,8 +30,7 @@ export async function runIndexJob(job: IndexJob): Promise<IndexJobResult> {
   const corpus = await timed('loadMs', () =>
     loadCorpus(job.corpusRoot, { maxFileBytes, ...(walked ? { walked } : {}), onRead: (source, bytes) => digests.set(source, contentDigest(bytes)) }),
   );
-  // Tokenized on as many threads as the process may use (the CPU quota included).
-  const { index } = await timed('buildMs', () => buildSearchIndex(corpus.documents, job.options, { threads: availableCpus() }));
+  const index = await timed('buildMs', () => SearchIndex.build(corpus.documents, job.options));
   const manifest = manifestOf(walked?.files ?? [], digests);
   const meta: SnapshotMeta = { skipped: corpus.skipped, warnings: corpus.warnings ?? [] };
   const bytes = await timed('encodeMs', () =>

@@ -8,6 +8,11 @@
 // copied back), so the threads add a few batches' worth to the build's peak, not a second corpus.
 // A corpus too small to repay starting the threads is tokenized here, as is a batch whose thread
 // failed (the same function on the same documents gives the same batch).
+//
+// Not used by runIndexJob yet: on the 2-core machine it was measured on, the threads cost about 1.5–2×
+// the serial CPU (the clone of each batch's texts, each thread's start and cold memo) and did not
+// shorten the build (docs/BENCHMARKS.md, Growth). It is kept, tested byte for byte against the serial
+// build, for the changes that would make it pay.
 import { Piscina } from 'piscina';
 import type { Document } from '../corpus/document.js';
 import { entryFile } from '../entry-file.js';
@@ -38,7 +43,7 @@ export interface ParallelBuildReport {
 
 /** Text per batch, in UTF-16 code units: small enough to keep the texts in flight small, large enough that a batch's own vocabulary is cheap to merge. */
 const BATCH_CHARS = 4_000_000;
-/** See `minParallelChars`: above SciFact ×4 (31 M characters), where threads lost in wall and CPU time, below ×20 (156 M), where they won (docs/BENCHMARKS.md, Growth). */
+/** See `minParallelChars`: above SciFact ×4 (31 M characters), where the threads lost in wall and CPU time (docs/BENCHMARKS.md, Growth). */
 export const MIN_PARALLEL_CHARS = 40_000_000;
 /** Batches sent ahead per thread, so a thread never waits for the merge. */
 const AHEAD_PER_THREAD = 2;
