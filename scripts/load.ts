@@ -123,9 +123,9 @@ async function serveChild(argv: readonly string[]): Promise<void> {
   const corpus = await loadCorpus(corpusDir);
   const holder = IndexHolder.of({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
   // Assembled as main.ts assembles it, with the production defaults for every limit.
-  const { corpusApp } = assembleServer({ config, index: holder, logger, publicUrl: 'http://127.0.0.1', version: 'load' });
+  const assembled = assembleServer({ config, holder, logger, publicUrl: 'http://127.0.0.1', version: 'load' });
   const server = serve(
-    { fetch: corpusApp.app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs }) },
+    { fetch: assembled.app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs }) },
     (info) => process.send!({ type: 'listening', port: info.port } satisfies ToParent),
   );
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -142,7 +142,7 @@ async function serveChild(argv: readonly string[]): Promise<void> {
         }
         const { rss, heapUsed, external } = process.memoryUsage();
         const cpu = process.cpuUsage();
-        const stats = { rss, heapUsed, external, sessions: corpusApp.sessions.size, connections: await connections(), cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000 };
+        const stats = { rss, heapUsed, external, sessions: assembled.mcp.sessions.size, connections: await connections(), cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000 };
         process.send!({ type: 'stats', stats } satisfies ToParent);
       } else if (message.type === 'profile-start') {
         await inspector.post('Profiler.enable');
@@ -152,7 +152,7 @@ async function serveChild(argv: readonly string[]): Promise<void> {
         const { profile } = await inspector.post('Profiler.stop');
         process.send!({ type: 'profile', profile: profile as unknown as CpuProfile } satisfies ToParent);
       } else if (message.type === 'stop') {
-        await corpusApp.close();
+        await assembled.mcp.close();
         server.close();
         process.exit(0);
       }

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { loadCorpus } from '../src/corpus/load-corpus.js';
-import type { CorpusApp } from '../src/http/app.js';
+import type { CorpusApp } from './support/test-server.js';
 import { assembleServer } from '../src/http/assemble.js';
 import type { Operations } from '../src/http/operations.js';
 import { createLogger } from '../src/logger.js';
@@ -80,9 +80,9 @@ export async function startOpsServer(options: OpsServerOptions = {}): Promise<Op
     ...(metricsToken === undefined ? {} : { METRICS_TOKEN: metricsToken }),
     ...env,
   });
-  const { corpusApp: created, ops, attach, semantic } = assembleServer({
+  const { app: honoApp, mcp, ops, attach, semantic } = assembleServer({
     config,
-    index: holder,
+    holder,
     logger,
     publicUrl: url,
     ...(semanticTuning ? { semanticTuning } : {}),
@@ -91,12 +91,13 @@ export async function startOpsServer(options: OpsServerOptions = {}): Promise<Op
       ...(sessionIdleTtlMs === undefined ? {} : { sessionIdleTtlMs }),
     },
   });
+  const created: CorpusApp = { app: honoApp, sessions: mcp.sessions, close: () => mcp.close() };
   ref.app = created;
   attach(server);
   const index = SearchIndex.build(corpus.documents);
   holder.set({ index, skipped: corpus.skipped });
   await holder.wait();
-  void semantic.serve(index);
+  void semantic.embedInBackground(index);
 
   const lines = () =>
     raw

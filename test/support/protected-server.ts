@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { loadConfig } from '../../src/config/load-config.js';
 import type { Config } from '../../src/config/config.js';
 import { loadCorpus } from '../../src/corpus/load-corpus.js';
-import type { CorpusApp } from '../../src/http/app.js';
+import type { CorpusApp } from './test-server.js';
 import { assembleServer } from '../../src/http/assemble.js';
 import type { AuthenticationOptions } from '../../src/http/authentication.js';
 import { createLogger } from '../../src/logger.js';
@@ -45,13 +45,14 @@ export async function startProtectedServer(
   const raw: string[] = [];
   const logger = createLogger({ level: 'debug', destination: { write: (chunk: string) => void raw.push(chunk) } });
 
-  const { corpusApp: app, attach } = assembleServer({
+  const { app: honoApp, mcp, attach } = assembleServer({
     config,
-    index: holder,
+    holder,
     logger,
     fileTokens: options.fileTokens ?? [],
     ...(options.oauthTuning ? { oauthTuning: options.oauthTuning } : {}),
   });
+  const app: CorpusApp = { app: honoApp, sessions: mcp.sessions, close: () => mcp.close() };
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s as Server));
   });
