@@ -30,7 +30,7 @@ export interface McpRoutesOptions {
 }
 
 export function mcpRoutes({ handler, publicUrl, maxBodyBytes, before = [], authenticate }: McpRoutesOptions): Hono<AppEnv> {
-  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new RangeError(`createApp: maxBodyBytes must be a whole number ≥ 1, got ${maxBodyBytes}`);
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new RangeError(`mcpRoutes: maxBodyBytes must be a whole number ≥ 1, got ${maxBodyBytes}`);
   const path = SERVER_PATHS.mcp;
   const routes = new Hono<AppEnv>();
   routes.use(path, hostCheck({ publicUrl }));

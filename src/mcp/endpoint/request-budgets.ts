@@ -120,7 +120,7 @@ export function createRequestBudgets(limits: RequestBudgetLimits): RequestBudget
     ['listen.maxPerAddress', listen.maxPerAddress],
     ['listen.idleMs', listen.idleMs],
   ] as const) {
-    if (!Number.isInteger(value) || value < 1) throw new RangeError(`mcpHandler: ${name} must be a whole number ≥ 1, got ${value}`);
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`createMcpEndpoint: ${name} must be a whole number ≥ 1, got ${value}`);
   }
   /** Requests in progress per live session (a batch counts as its members); an ended session's entry goes with it. */
   const inFlight = new WeakMap<Session, number>();
