@@ -110,6 +110,7 @@ async function serveChild(argv: readonly string[]): Promise<void> {
   const { SearchIndex } = await import('../src/search/search-index.js');
   const { IndexHolder } = await import('../src/mcp/index-holder.js');
   const { assembleServer } = await import('../src/http/assemble.js');
+  const { semanticServiceFromConfig } = await import('../src/semantic/semantic-from-config.js');
   const { httpServerOptions } = await import('../src/http/server-options.js');
   const { createLogger } = await import('../src/logger.js');
 
@@ -123,7 +124,7 @@ async function serveChild(argv: readonly string[]): Promise<void> {
   const corpus = await loadCorpus(corpusDir);
   const holder = IndexHolder.of({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
   // Assembled as main.ts assembles it, with the production defaults for every limit.
-  const assembled = assembleServer({ config, holder, logger, publicUrl: 'http://127.0.0.1', version: 'load' });
+  const assembled = assembleServer({ config, semantic: semanticServiceFromConfig(config.semantic, logger), holder, logger, publicUrl: 'http://127.0.0.1', version: 'load' });
   const server = serve(
     { fetch: assembled.app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs }) },
     (info) => process.send!({ type: 'listening', port: info.port } satisfies ToParent),

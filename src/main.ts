@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     { vectorCacheFile, vectorCachePath },
     { createLogger },
     { IndexHolder },
+    { semanticServiceFromConfig },
   ] = await Promise.all([
     import('@hono/node-server'),
     import('./auth/static-tokens.js'),
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
     import('./semantic/vector-cache-file.js'),
     import('./logger.js'),
     import('./mcp/index-holder.js'),
+    import('./semantic/semantic-from-config.js'),
   ]);
   // AUTH_TOKENS_FILE is read here rather than in src/config/, which stays a pure function of its arguments.
   let fileTokens: string[] = [];
@@ -136,9 +138,11 @@ async function main(): Promise<void> {
       return produceIndex(next, { check: checked });
     },
   });
+  // Embeddings and rerank: off without an endpoint; wired to the index and its cache file below.
+  const semantic = semanticServiceFromConfig(config.semantic, logger);
   let assembled: ReturnType<typeof assembleServer>;
   try {
-    assembled = assembleServer({ config, holder, indexService, logger, fileTokens, version: pkg.version, ...(authStore ? { authStore } : {}), ...(createSignIn ? { createSignIn } : {}), ...(sharedStore ? { sharedStore } : {}) });
+    assembled = assembleServer({ config, holder, semantic, indexService, logger, fileTokens, version: pkg.version, ...(authStore ? { authStore } : {}), ...(createSignIn ? { createSignIn } : {}), ...(sharedStore ? { sharedStore } : {}) });
   } catch (error) {
     if (error instanceof StaticTokenConfigError) {
       console.error(`corpus-mcp: ${error.message}`);
@@ -146,7 +150,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const { app, authentication, attach, ops, semantic } = assembled;
+  const { app, authentication, attach, ops } = assembled;
   // The chunk vectors are cached beside the index snapshot: a restart embeds only new or changed chunks.
   const vectorsFile = indexFile !== undefined && config.semantic.embeddings !== undefined ? vectorCachePath(indexFile) : undefined;
   if (vectorsFile !== undefined) {

@@ -17,6 +17,7 @@ import type { Operations } from '../src/http/operations.js';
 import { createLogger } from '../src/logger.js';
 import { IndexHolder } from '../src/mcp/index-holder.js';
 import { SearchIndex } from '../src/search/search-index.js';
+import { semanticServiceFromConfig } from '../src/semantic/semantic-from-config.js';
 import type { SemanticTuning } from '../src/semantic/semantic-from-config.js';
 import type { SemanticService } from '../src/semantic/semantic-service.js';
 import { parseExposition } from './metrics-exposition.js';
@@ -80,12 +81,13 @@ export async function startOpsServer(options: OpsServerOptions = {}): Promise<Op
     ...(metricsToken === undefined ? {} : { METRICS_TOKEN: metricsToken }),
     ...env,
   });
-  const { app: honoApp, mcp, ops, attach, semantic } = assembleServer({
+  const semantic = semanticServiceFromConfig(config.semantic, logger, semanticTuning);
+  const { app: honoApp, mcp, ops, attach } = assembleServer({
     config,
     holder,
     logger,
     publicUrl: url,
-    ...(semanticTuning ? { semanticTuning } : {}),
+    semantic,
     overrides: {
       ...(maxSessions === undefined ? {} : { maxSessions, maxSessionsPerPrincipal: maxSessions }),
       ...(sessionIdleTtlMs === undefined ? {} : { sessionIdleTtlMs }),

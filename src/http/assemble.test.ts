@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/load-config.js';
-import { createLogger } from '../logger.js';
+import { createLogger, silentLogger } from '../logger.js';
+import { semanticServiceFromConfig } from '../semantic/semantic-from-config.js';
 import { IndexHolder } from '../mcp/index-holder.js';
 import { assembleServer } from './assemble.js';
 
@@ -8,7 +9,7 @@ describe('assembleServer', () => {
   it("serves operations' and authentication's open routes side by side, leaving operations' own router as operations built it", async () => {
     // With an authorization server, so that authentication has open routes (the metadata) to mount.
     const config = loadConfig({ AUTH_TOKENS: 't'.repeat(40), OAUTH_ISSUER: 'https://idp.example.com' });
-    const { app, mcp, ops } = assembleServer({ config, holder: new IndexHolder(), logger: createLogger({ level: 'silent' }) });
+    const { app, mcp, ops } = assembleServer({ config, semantic: semanticServiceFromConfig(config.semantic, silentLogger), holder: new IndexHolder(), logger: createLogger({ level: 'silent' }) });
     const metadata = '/.well-known/oauth-protected-resource/mcp';
     const served = await app.request(metadata);
     expect(served.status).toBe(200);

@@ -19,7 +19,6 @@ import { createMcpEndpoint } from '../mcp/mcp-endpoint.js';
 import type { McpEndpoint, McpEndpointOptions } from '../mcp/mcp-endpoint.js';
 import { revocationsInStore } from '../mcp/sessions/session-revocations.js';
 import type { SemanticService } from '../semantic/semantic-service.js';
-import { semanticServiceFromConfig, type SemanticTuning } from '../semantic/semantic-from-config.js';
 import type { AppEnv } from './app-env.js';
 import { createApp } from './app.js';
 import { createAuthentication } from './authentication.js';
@@ -47,8 +46,11 @@ export interface AssembleOptions {
   publicUrl?: string;
   /** Verifier tuning that is not configuration (e.g. a short JWKS cooldown in tests). */
   oauthTuning?: AuthenticationOptions['oauthTuning'];
-  /** Embeddings timeouts and retry waits that config does not express (tests shorten them). */
-  semanticTuning?: SemanticTuning;
+  /**
+   * Embeddings and rerank, built by the caller from `config.semantic` (semanticServiceFromConfig), who
+   * also wires it to the index: its cache file and its background embedding of each served index.
+   */
+  semantic: SemanticService;
   /** The service building and reloading the index, when there is one: feeds /readyz and the metrics. */
   indexService?: OperationsOptions['indexService'];
   /**
@@ -74,8 +76,6 @@ export interface AssembledServer {
   mcp: McpEndpoint;
   ops: Operations;
   authentication: Authentication;
-  /** Embeddings and rerank: call `embedInBackground(index)` once the index is built. */
-  semantic: SemanticService;
   /** Once listening: live session gauge, the drain's target, MAX_CONNECTIONS and the write deadline. */
   attach(server: Server): void;
 }
@@ -91,8 +91,7 @@ function requireStore(store: Store | undefined): Store {
 }
 
 export function assembleServer(options: AssembleOptions): AssembledServer {
-  const { config, holder, logger, fileTokens = [], version = '0.0.0', oauthTuning, semanticTuning, overrides = {} } = options;
-  const semantic = semanticServiceFromConfig(config.semantic, logger, semanticTuning);
+  const { config, holder, logger, semantic, fileTokens = [], version = '0.0.0', oauthTuning, overrides = {} } = options;
   const publicUrl = options.publicUrl ?? config.publicUrl;
   const metrics = createMetrics();
   const signIn = config.auth.login === undefined
@@ -198,5 +197,5 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
       },
     });
   };
-  return { app, mcp, ops, authentication, semantic, attach };
+  return { app, mcp, ops, authentication, attach };
 }

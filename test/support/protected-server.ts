@@ -16,6 +16,7 @@ import type { CorpusApp } from './test-server.js';
 import { assembleServer } from '../../src/http/assemble.js';
 import type { AuthenticationOptions } from '../../src/http/authentication.js';
 import { createLogger } from '../../src/logger.js';
+import { semanticServiceFromConfig } from '../../src/semantic/semantic-from-config.js';
 import { IndexHolder } from '../../src/mcp/index-holder.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { writeCorpusFiles } from './sample-corpus.js';
@@ -47,6 +48,7 @@ export async function startProtectedServer(
 
   const { app: honoApp, mcp, attach } = assembleServer({
     config,
+    semantic: semanticServiceFromConfig(config.semantic, logger),
     holder,
     logger,
     fileTokens: options.fileTokens ?? [],
