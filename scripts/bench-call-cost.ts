@@ -60,7 +60,7 @@ async function measure(copies: number, claims: readonly string[]): Promise<{ us:
   });
   const { index } = decodeIndexSnapshot(readSnapshotFile(indexFile).bytes);
   rmSync(indexFile, { force: true });
-  const service = createMcpService({ index: IndexHolder.of({ index, skipped: [] }), indexWaitMs: 60_000 });
+  const service = createMcpService({ holder: IndexHolder.of({ index, skipped: [] }), indexWaitMs: 60_000 });
   const listing = service.listToolsResult.tools.find((t) => t.name === 'search_documents');
   const validate = new AjvJsonSchemaValidator().getValidator(listing?.outputSchema as Parameters<AjvJsonSchemaValidator['getValidator']>[0]);
   const encoder = new TextEncoder();

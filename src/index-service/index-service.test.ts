@@ -204,7 +204,7 @@ describe('IndexService', () => {
     it('shows the progress of the build under way in its status, and none once it is over', async () => {
       const statuses: Array<ReturnType<IndexService['status']>> = [];
       const service: IndexService = new IndexService({
-        sink: recordingSink(),
+        holder: recordingSink(),
         job: job({ indexFile: undefined }),
         logger: silentLogger,
         run: async (next, onProgress) => {
