@@ -1,5 +1,5 @@
 import type { InvertedIndex } from './inverted-index.js';
-import type { TopK } from './top-k.js';
+import { MAX_TOP_K, type TopK } from './top-k.js';
 
 /** Query terms as parallel arrays: term ids and their weights (query weight × idf), each > 0. */
 export interface WeightedTerms {
@@ -13,10 +13,14 @@ export interface ScoreScratch {
   scores: Float64Array;
   /** The chunks with a non-zero score, in the order first touched. */
   touched: Uint32Array;
+  /** Room for the k best partial scores (k ≤ MAX_TOP_K) when pruning the touched chunks. */
+  heap: Float64Array;
+  /** One bit per chunk: the candidates still in the running once no untouched chunk can be. */
+  member: Int32Array;
 }
 
 export function createScoreScratch(chunkCount: number): ScoreScratch {
-  return { scores: new Float64Array(chunkCount), touched: new Uint32Array(chunkCount) };
+  return { scores: new Float64Array(chunkCount), touched: new Uint32Array(chunkCount), heap: new Float64Array(MAX_TOP_K), member: new Int32Array((chunkCount + 31) >>> 5) };
 }
 
 /**
@@ -88,17 +92,45 @@ export function maxScore(index: InvertedIndex, scratch: ScoreScratch, terms: Wei
     }
   }
   // AND mode: no untouched chunk can reach the top k any more, so the remaining terms only add to
-  // chunks already touched; a posting of an untouched chunk is read and skipped.
-  for (; next < n; next += 1) {
-    const t = order[next] as number;
-    const id = terms.ids[t] as number;
-    const weight = terms.weights[t] as number;
-    const end = postingStart[id + 1] as number;
-    for (let p = postingStart[id] as number; p < end; p += 1) {
-      const chunk = postingChunk[p] as number;
-      const score = scores[chunk] as number;
-      if (score !== 0) scores[chunk] = score + weight * (postingWeight[p] as number);
+  // chunks already touched. Those that cannot reach the k-th best partial score even with every
+  // remaining term are dropped now (score back to 0), which usually leaves a few hundred of
+  // thousands; each remaining term then either reads its whole list, skipping dropped chunks, or,
+  // when its list is much longer than the candidates are many, looks each candidate up in it.
+  if (next < n) {
+    const { member } = scratch;
+    const k = top.capacity;
+    let sorted = false;
+    for (let i = 0; i < count; i += 1) {
+      const chunk = touched[i] as number;
+      member[chunk >>> 5] = (member[chunk >>> 5] as number) | (1 << (chunk & 31));
     }
+    for (; next < n; next += 1) {
+      count = prune(scores, touched, member, count, remaining, kthBest(scores, touched, count, k, scratch.heap));
+      const t = order[next] as number;
+      const id = terms.ids[t] as number;
+      const weight = terms.weights[t] as number;
+      const start = postingStart[id] as number;
+      const end = postingStart[id + 1] as number;
+      if (count * LOOKUP_COST < end - start) {
+        if (!sorted) {
+          touched.subarray(0, count).sort();
+          sorted = true;
+        }
+        let p = start;
+        for (let i = 0; i < count && p < end; i += 1) {
+          const chunk = touched[i] as number;
+          p = seek(postingChunk, p, end, chunk);
+          if (p < end && postingChunk[p] === chunk) scores[chunk] = (scores[chunk] as number) + weight * (postingWeight[p] as number);
+        }
+      } else {
+        for (let p = start; p < end; p += 1) {
+          const chunk = postingChunk[p] as number;
+          if (((member[chunk >>> 5] as number) & (1 << (chunk & 31))) !== 0) scores[chunk] = (scores[chunk] as number) + weight * (postingWeight[p] as number);
+        }
+      }
+      remaining -= bound[t] as number;
+    }
+    for (let i = 0; i < count; i += 1) member[(touched[i] as number) >>> 5] = 0;
   }
   for (let i = 0; i < count; i += 1) {
     const chunk = touched[i] as number;
@@ -106,6 +138,67 @@ export function maxScore(index: InvertedIndex, scratch: ScoreScratch, terms: Wei
     scores[chunk] = 0;
     if (mayReach(score, threshold)) top.push(score, chunk);
   }
+}
+
+/**
+ * Postings a full read of a list costs per candidate looked up in it instead (a gallop and a
+ * bisection over a cold list): lists longer than this many times the candidates are searched.
+ */
+const LOOKUP_COST = 16;
+
+/**
+ * A lower bound on the k-th best final score: the k-th best partial score among the touched
+ * chunks (scores only grow), found with a min-heap of the k best in `heap`. -Infinity with fewer.
+ */
+function kthBest(scores: Float64Array, touched: Uint32Array, count: number, k: number, heap: Float64Array): number {
+  if (count < k || k === 0 || k > heap.length) return -Infinity;
+  let size = 0;
+  for (let i = 0; i < count; i += 1) {
+    const score = scores[touched[i] as number] as number;
+    if (size < k) {
+      let at = size;
+      size += 1;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if ((heap[parent] as number) <= score) break;
+        heap[at] = heap[parent] as number;
+        at = parent;
+      }
+      heap[at] = score;
+    } else if (score > (heap[0] as number)) {
+      let at = 0;
+      for (;;) {
+        let child = 2 * at + 1;
+        if (child >= k) break;
+        if (child + 1 < k && (heap[child + 1] as number) < (heap[child] as number)) child += 1;
+        if ((heap[child] as number) >= score) break;
+        heap[at] = heap[child] as number;
+        at = child;
+      }
+      heap[at] = score;
+    }
+  }
+  return heap[0] as number;
+}
+
+/**
+ * Keeps at the front of `touched` the chunks whose partial score plus `remaining` (the most the
+ * terms left can add) may still reach `floor`, and zeroes the others' scores so later terms skip
+ * them; returns how many are kept. A dropped chunk ends below `floor` by more than rounding, and
+ * `floor` is at most the k-th best final score, so it could not have made the top k.
+ */
+function prune(scores: Float64Array, touched: Uint32Array, member: Int32Array, count: number, remaining: number, floor: number): number {
+  let kept = 0;
+  for (let i = 0; i < count; i += 1) {
+    const chunk = touched[i] as number;
+    const score = scores[chunk] as number;
+    if (mayReach(score + remaining, floor)) touched[kept++] = chunk;
+    else {
+      scores[chunk] = 0;
+      member[chunk >>> 5] = (member[chunk >>> 5] as number) & ~(1 << (chunk & 31));
+    }
+  }
+  return kept;
 }
 
 /** How many of the touched chunks score clearly above `floor`, counting no further than `enough`. */
