@@ -15,12 +15,12 @@ export interface ScoreScratch {
   touched: Uint32Array;
   /** Room for the k best partial scores (k ≤ MAX_TOP_K) when pruning the touched chunks. */
   heap: Float64Array;
-  /** One bit per chunk: the candidates still in the running once no untouched chunk can be. */
-  member: Int32Array;
+  /** Partial scores parallel to `touched`, once no untouched chunk can reach the top k. */
+  candidate: Float64Array;
 }
 
 export function createScoreScratch(chunkCount: number): ScoreScratch {
-  return { scores: new Float64Array(chunkCount), touched: new Uint32Array(chunkCount), heap: new Float64Array(MAX_TOP_K), member: new Int32Array((chunkCount + 31) >>> 5) };
+  return { scores: new Float64Array(chunkCount), touched: new Uint32Array(chunkCount), heap: new Float64Array(MAX_TOP_K), candidate: new Float64Array(chunkCount) };
 }
 
 /**
@@ -92,69 +92,59 @@ export function maxScore(index: InvertedIndex, scratch: ScoreScratch, terms: Wei
     }
   }
   // AND mode: no untouched chunk can reach the top k any more, so the remaining terms only add to
-  // chunks already touched. Those that cannot reach the k-th best partial score even with every
-  // remaining term are dropped now (score back to 0), which usually leaves a few hundred of
-  // thousands; each remaining term then either reads its whole list, skipping dropped chunks, or,
-  // when its list is much longer than the candidates are many, looks each candidate up in it.
+  // chunks already touched. Their partial scores move to `candidate`, parallel to `touched`, and
+  // before each term the chunks that cannot reach the k-th best partial score even with every
+  // remaining term are dropped (usually most of them). Each survivor is then looked up in the
+  // term's list by galloping: a common word's long list is read only where a candidate may be.
   if (next < n) {
-    const { member } = scratch;
-    const k = top.capacity;
-    let sorted = false;
+    const { candidate } = scratch;
     for (let i = 0; i < count; i += 1) {
       const chunk = touched[i] as number;
-      member[chunk >>> 5] = (member[chunk >>> 5] as number) | (1 << (chunk & 31));
+      candidate[i] = scores[chunk] as number;
+      scores[chunk] = 0;
     }
     for (; next < n; next += 1) {
-      count = prune(scores, touched, member, count, remaining, kthBest(scores, touched, count, k, scratch.heap));
+      count = prune(candidate, touched, count, remaining, kthBest(candidate, count, top.capacity, scratch.heap));
       const t = order[next] as number;
       const id = terms.ids[t] as number;
       const weight = terms.weights[t] as number;
       const start = postingStart[id] as number;
       const end = postingStart[id + 1] as number;
-      if (count * LOOKUP_COST < end - start) {
-        if (!sorted) {
-          touched.subarray(0, count).sort();
-          sorted = true;
-        }
-        let p = start;
-        for (let i = 0; i < count && p < end; i += 1) {
-          const chunk = touched[i] as number;
-          p = seek(postingChunk, p, end, chunk);
-          if (p < end && postingChunk[p] === chunk) scores[chunk] = (scores[chunk] as number) + weight * (postingWeight[p] as number);
-        }
-      } else {
-        for (let p = start; p < end; p += 1) {
-          const chunk = postingChunk[p] as number;
-          if (((member[chunk >>> 5] as number) & (1 << (chunk & 31))) !== 0) scores[chunk] = (scores[chunk] as number) + weight * (postingWeight[p] as number);
-        }
+      // `touched` is a run of ascending chunk numbers per term of OR mode: each run starts its own gallop.
+      let p = start;
+      let last = -1;
+      for (let i = 0; i < count; i += 1) {
+        const chunk = touched[i] as number;
+        if (chunk < last) p = start;
+        last = chunk;
+        p = seek(postingChunk, p, end, chunk);
+        if (p < end && postingChunk[p] === chunk) candidate[i] = (candidate[i] as number) + weight * (postingWeight[p] as number);
       }
       remaining -= bound[t] as number;
     }
-    for (let i = 0; i < count; i += 1) member[(touched[i] as number) >>> 5] = 0;
+    for (let i = 0; i < count; i += 1) {
+      const score = candidate[i] as number;
+      if (mayReach(score, threshold)) top.push(score, touched[i] as number);
+    }
+    return;
   }
   for (let i = 0; i < count; i += 1) {
     const chunk = touched[i] as number;
     const score = scores[chunk] as number;
     scores[chunk] = 0;
-    if (mayReach(score, threshold)) top.push(score, chunk);
+    top.push(score, chunk);
   }
 }
-
-/**
- * Postings a full read of a list costs per candidate looked up in it instead (a gallop and a
- * bisection over a cold list): lists longer than this many times the candidates are searched.
- */
-const LOOKUP_COST = 16;
 
 /**
  * A lower bound on the k-th best final score: the k-th best partial score among the touched
  * chunks (scores only grow), found with a min-heap of the k best in `heap`. -Infinity with fewer.
  */
-function kthBest(scores: Float64Array, touched: Uint32Array, count: number, k: number, heap: Float64Array): number {
+function kthBest(scores: Float64Array, count: number, k: number, heap: Float64Array): number {
   if (count < k || k === 0 || k > heap.length) return -Infinity;
   let size = 0;
   for (let i = 0; i < count; i += 1) {
-    const score = scores[touched[i] as number] as number;
+    const score = scores[i] as number;
     if (size < k) {
       let at = size;
       size += 1;
@@ -182,21 +172,19 @@ function kthBest(scores: Float64Array, touched: Uint32Array, count: number, k: n
 }
 
 /**
- * Keeps at the front of `touched` the chunks whose partial score plus `remaining` (the most the
- * terms left can add) may still reach `floor`, and zeroes the others' scores so later terms skip
- * them; returns how many are kept. A dropped chunk ends below `floor` by more than rounding, and
- * `floor` is at most the k-th best final score, so it could not have made the top k.
+ * Keeps at the front of `touched` and `scores` (parallel) the chunks whose partial score plus
+ * `remaining` (the most the terms left can add) may still reach `floor`; returns how many. A
+ * dropped chunk ends below `floor` by more than rounding, and `floor` is at most the k-th best
+ * final score, so it could not have made the top k. The order is kept.
  */
-function prune(scores: Float64Array, touched: Uint32Array, member: Int32Array, count: number, remaining: number, floor: number): number {
+function prune(scores: Float64Array, touched: Uint32Array, count: number, remaining: number, floor: number): number {
   let kept = 0;
   for (let i = 0; i < count; i += 1) {
-    const chunk = touched[i] as number;
-    const score = scores[chunk] as number;
-    if (mayReach(score + remaining, floor)) touched[kept++] = chunk;
-    else {
-      scores[chunk] = 0;
-      member[chunk >>> 5] = (member[chunk >>> 5] as number) & ~(1 << (chunk & 31));
-    }
+    const score = scores[i] as number;
+    if (!mayReach(score + remaining, floor)) continue;
+    scores[kept] = score;
+    touched[kept] = touched[i] as number;
+    kept += 1;
   }
   return kept;
 }
