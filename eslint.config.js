@@ -1,5 +1,5 @@
 // Folder boundaries from docs/ARCHITECTURE.md, enforced here rather than by hope. Data flows one way:
-// corpus → search → mcp → http; auth is framework-free and http adapts it.
+// corpus → search → mcp → http; auth is framework-free and http adapts it; only mcp/ touches an MCP SDK.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
@@ -45,6 +45,28 @@ export default tseslint.config(
       'no-restricted-properties': [
         'error',
         { object: 'process', property: 'env', message: 'Only src/config/ reads the environment.' },
+      ],
+    },
+  },
+  {
+    // mcp/ owns the protocol: every other folder reaches an MCP SDK through it, so an SDK upgrade or
+    // a third era touches one folder. Types cross the boundary freely (AuthInfo, Tool). A rule of its
+    // own (the typescript-eslint twin of no-restricted-imports), so the folders' import rules below
+    // do not replace it.
+    files: ['src/**/*.ts'],
+    ignores: ['src/mcp/**', 'src/**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@modelcontextprotocol/*'],
+              allowTypeImports: true,
+              message: 'Only src/mcp/ imports an MCP SDK by value; import what you need from src/mcp/ (types are fine).',
+            },
+          ],
+        },
       ],
     },
   },
@@ -124,7 +146,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict(
         hono,
-        folder('http', 'mcp/ knows nothing of HTTP routing.'),
+        folder('http', 'mcp/ knows nothing of HTTP routing: it is mounted as one fetch-style handler.'),
         folder('index-service', 'mcp/ reads the index through its holder, never the service that builds it.'),
         { group: ['node:fs', 'node:fs/*', 'fs'], message: 'mcp/ serves from the index, never from disk.' },
       ),

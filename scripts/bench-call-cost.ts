@@ -16,14 +16,11 @@ import { readSnapshotFile } from '../src/index-service/snapshot-file.js';
 import { IndexHolder } from '../src/mcp/index-holder.js';
 import { createMcpService } from '../src/mcp/mcp-service.js';
 import { decodeIndexSnapshot } from '../src/search/index-snapshot.js';
+import { cliOption } from './lib/cli-option.js';
 import { readClaims, readScifactDocs, table, writeCorpusFolder } from './lib/scifact.js';
 
 const root = resolve(import.meta.dirname, '..');
-const argv = process.argv.slice(2);
-const option = (name: string, fallback: string): string => {
-  const at = argv.indexOf(`--${name}`);
-  return at >= 0 && argv[at + 1] !== undefined ? (argv[at + 1] as string) : fallback;
-};
+const option = cliOption;
 const sizes = option('copies', '4,20').split(',').map(Number);
 const reps = Number(option('reps', '3'));
 
@@ -60,7 +57,7 @@ async function measure(copies: number, claims: readonly string[]): Promise<{ us:
   });
   const { index } = decodeIndexSnapshot(readSnapshotFile(indexFile).bytes);
   rmSync(indexFile, { force: true });
-  const service = createMcpService({ index: IndexHolder.of({ index, skipped: [] }), indexWaitMs: 60_000 });
+  const service = createMcpService({ holder: IndexHolder.of({ index, skipped: [] }), indexWaitMs: 60_000 });
   const listing = service.listToolsResult.tools.find((t) => t.name === 'search_documents');
   const validate = new AjvJsonSchemaValidator().getValidator(listing?.outputSchema as Parameters<AjvJsonSchemaValidator['getValidator']>[0]);
   const encoder = new TextEncoder();

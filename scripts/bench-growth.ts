@@ -20,16 +20,13 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { cliOption } from './lib/cli-option.js';
 import { readClaims, readScifactDocs, table, writeCorpusFolder } from './lib/scifact.js';
 import { bootServer, connect, cpuSecondsOf, mib, ms, rssOf, stopServer } from './lib/server-process.js';
 import type { Boot } from './lib/server-process.js';
 
 const root = resolve(import.meta.dirname, '..');
-const argv = process.argv.slice(2);
-const option = (name: string, fallback: string): string => {
-  const at = argv.indexOf(`--${name}`);
-  return at >= 0 && argv[at + 1] !== undefined ? (argv[at + 1] as string) : fallback;
-};
+const option = cliOption;
 const sizes = option('copies', '4,20').split(',').map(Number);
 const durationS = Number(option('duration', '30'));
 const ratioS = Number(option('ratio-duration', '5'));

@@ -66,7 +66,7 @@ async function measure(dims: number): Promise<void> {
   const start = await settledMemoryUsage(3);
   const service = new SemanticService({ embeddings: standIn(dims), logger: silentLogger });
   service.useCacheStore(store);
-  await service.serve(index);
+  await service.embedInBackground(index);
   const after = await settledMemoryUsage(3);
   console.log(
     JSON.stringify({

@@ -110,6 +110,7 @@ async function serveChild(argv: readonly string[]): Promise<void> {
   const { SearchIndex } = await import('../src/search/search-index.js');
   const { IndexHolder } = await import('../src/mcp/index-holder.js');
   const { assembleServer } = await import('../src/http/assemble.js');
+  const { semanticServiceFromConfig } = await import('../src/semantic/semantic-from-config.js');
   const { httpServerOptions } = await import('../src/http/server-options.js');
   const { createLogger } = await import('../src/logger.js');
 
@@ -123,9 +124,9 @@ async function serveChild(argv: readonly string[]): Promise<void> {
   const corpus = await loadCorpus(corpusDir);
   const holder = IndexHolder.of({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
   // Assembled as main.ts assembles it, with the production defaults for every limit.
-  const { corpusApp } = assembleServer({ config, index: holder, logger, publicUrl: 'http://127.0.0.1', version: 'load' });
+  const assembled = assembleServer({ config, semantic: semanticServiceFromConfig(config.semantic, logger), holder, logger, publicUrl: 'http://127.0.0.1', version: 'load' });
   const server = serve(
-    { fetch: corpusApp.app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs }) },
+    { fetch: assembled.app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs }) },
     (info) => process.send!({ type: 'listening', port: info.port } satisfies ToParent),
   );
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -142,7 +143,7 @@ async function serveChild(argv: readonly string[]): Promise<void> {
         }
         const { rss, heapUsed, external } = process.memoryUsage();
         const cpu = process.cpuUsage();
-        const stats = { rss, heapUsed, external, sessions: corpusApp.sessions.size, connections: await connections(), cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000 };
+        const stats = { rss, heapUsed, external, sessions: assembled.mcp.sessions.size, connections: await connections(), cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000 };
         process.send!({ type: 'stats', stats } satisfies ToParent);
       } else if (message.type === 'profile-start') {
         await inspector.post('Profiler.enable');
@@ -152,7 +153,7 @@ async function serveChild(argv: readonly string[]): Promise<void> {
         const { profile } = await inspector.post('Profiler.stop');
         process.send!({ type: 'profile', profile: profile as unknown as CpuProfile } satisfies ToParent);
       } else if (message.type === 'stop') {
-        await corpusApp.close();
+        await assembled.mcp.close();
         server.close();
         process.exit(0);
       }

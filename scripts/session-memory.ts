@@ -27,13 +27,18 @@ async function serve(): Promise<void> {
   const { SearchIndex } = await import('../src/search/search-index.js');
   const { IndexHolder } = await import('../src/mcp/index-holder.js');
   const { createApp } = await import('../src/http/app.js');
+  const { healthRoutes } = await import('../src/http/routes/health.js');
+  const { mcpRoutes } = await import('../src/http/routes/mcp.js');
+  const { createMcpEndpoint } = await import('../src/mcp/mcp-endpoint.js');
   const corpus = await loadCorpus(resolve(import.meta.dirname, '../corpus'));
   const holder = IndexHolder.of({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
   let sessions = () => 0;
   const server = listen({ fetch: (req: Request) => app.fetch(req), hostname: '127.0.0.1', port: 0 }, (info) => {
     process.send!({ type: 'listening', port: info.port } satisfies ToParent);
   });
-  const { app, sessions: registry } = createApp({ index: holder, publicUrl: 'http://127.0.0.1', maxSessions: 1_000_000 });
+  const endpoint = createMcpEndpoint({ holder, maxSessions: 1_000_000 });
+  const registry = endpoint.sessions;
+  const app = createApp({ health: healthRoutes({ holder }), mcp: mcpRoutes({ handler: endpoint.fetch, publicUrl: 'http://127.0.0.1', maxBodyBytes: 1_000_000 }) });
   sessions = () => registry.size;
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with node --expose-gc');

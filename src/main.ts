@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     { vectorCacheFile, vectorCachePath },
     { createLogger },
     { IndexHolder },
+    { semanticServiceFromConfig },
   ] = await Promise.all([
     import('@hono/node-server'),
     import('./auth/static-tokens.js'),
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
     import('./semantic/vector-cache-file.js'),
     import('./logger.js'),
     import('./mcp/index-holder.js'),
+    import('./semantic/semantic-from-config.js'),
   ]);
   // AUTH_TOKENS_FILE is read here rather than in src/config/, which stays a pure function of its arguments.
   let fileTokens: string[] = [];
@@ -122,7 +124,7 @@ async function main(): Promise<void> {
 
   const holder = new IndexHolder();
   const indexService = new IndexService({
-    sink: holder,
+    holder,
     job,
     logger,
     // The boot takes the check started above; a reload goes to a build process, which checks the
@@ -137,9 +139,11 @@ async function main(): Promise<void> {
       return produceIndex(next, { check: checked, build });
     },
   });
+  // Embeddings and rerank: off without an endpoint; wired to the index and its cache file below.
+  const semantic = semanticServiceFromConfig(config.semantic, logger);
   let assembled: ReturnType<typeof assembleServer>;
   try {
-    assembled = assembleServer({ config, index: holder, indexService, logger, fileTokens, version: pkg.version, ...(authStore ? { authStore } : {}), ...(createSignIn ? { createSignIn } : {}), ...(sharedStore ? { sharedStore } : {}) });
+    assembled = assembleServer({ config, holder, semantic, indexService, logger, fileTokens, version: pkg.version, ...(authStore ? { authStore } : {}), ...(createSignIn ? { createSignIn } : {}), ...(sharedStore ? { sharedStore } : {}) });
   } catch (error) {
     if (error instanceof StaticTokenConfigError) {
       console.error(`corpus-mcp: ${error.message}`);
@@ -147,7 +151,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const { corpusApp, authentication, attach, ops, semantic } = assembled;
+  const { app, authentication, attach, ops } = assembled;
   // The chunk vectors are cached beside the index snapshot: a restart embeds only new or changed chunks.
   const vectorsFile = indexFile !== undefined && config.semantic.embeddings !== undefined ? vectorCachePath(indexFile) : undefined;
   if (vectorsFile !== undefined) {
@@ -169,7 +173,6 @@ async function main(): Promise<void> {
     },
     authentication.required ? 'authentication on' : 'authentication off: anyone who can reach this address can read the documents',
   );
-  const { app } = corpusApp;
 
   const serverOptions = httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs });
   const server: ServerType = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
@@ -180,8 +183,8 @@ async function main(): Promise<void> {
         // In the background: keyword search answers meanwhile, and a failing endpoint is retried.
         // Each reloaded index is embedded again (cached chunk vectors are reused).
         const current = holder.current;
-        if (current !== undefined) void semantic.serve(current.index);
-        holder.onChange((served) => void semantic.serve(served.index));
+        if (current !== undefined) void semantic.embedInBackground(current.index);
+        holder.onChange((served) => void semantic.embedInBackground(served.index));
         if (config.corpusWatch) startWatching();
       },
       (error: Error) => {

@@ -11,12 +11,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { loadCorpus } from '../src/corpus/load-corpus.js';
-import type { CorpusApp } from '../src/http/app.js';
+import type { CorpusApp } from './support/test-server.js';
 import { assembleServer } from '../src/http/assemble.js';
 import type { Operations } from '../src/http/operations.js';
 import { createLogger } from '../src/logger.js';
 import { IndexHolder } from '../src/mcp/index-holder.js';
 import { SearchIndex } from '../src/search/search-index.js';
+import { semanticServiceFromConfig } from '../src/semantic/semantic-from-config.js';
 import type { SemanticTuning } from '../src/semantic/semantic-from-config.js';
 import type { SemanticService } from '../src/semantic/semantic-service.js';
 import { parseExposition } from './metrics-exposition.js';
@@ -80,23 +81,25 @@ export async function startOpsServer(options: OpsServerOptions = {}): Promise<Op
     ...(metricsToken === undefined ? {} : { METRICS_TOKEN: metricsToken }),
     ...env,
   });
-  const { corpusApp: created, ops, attach, semantic } = assembleServer({
+  const semantic = semanticServiceFromConfig(config.semantic, logger, semanticTuning);
+  const { app: honoApp, mcp, ops, attach } = assembleServer({
     config,
-    index: holder,
+    holder,
     logger,
     publicUrl: url,
-    ...(semanticTuning ? { semanticTuning } : {}),
+    semantic,
     overrides: {
       ...(maxSessions === undefined ? {} : { maxSessions, maxSessionsPerPrincipal: maxSessions }),
       ...(sessionIdleTtlMs === undefined ? {} : { sessionIdleTtlMs }),
     },
   });
+  const created: CorpusApp = { app: honoApp, sessions: mcp.sessions, close: () => mcp.close() };
   ref.app = created;
   attach(server);
   const index = SearchIndex.build(corpus.documents);
   holder.set({ index, skipped: corpus.skipped });
   await holder.wait();
-  void semantic.serve(index);
+  void semantic.embedInBackground(index);
 
   const lines = () =>
     raw

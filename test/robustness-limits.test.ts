@@ -7,8 +7,9 @@ import { ConfigError } from '../src/config/config-error.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { createAuthentication } from '../src/http/authentication.js';
 import { httpServerOptions } from '../src/http/server-options.js';
-import { SessionRegistry } from '../src/http/sessions.js';
-import type { Session } from '../src/http/sessions.js';
+import { SessionRegistry } from '../src/mcp/sessions/session-registry.js';
+import type { Session } from '../src/mcp/sessions/session-registry.js';
+import { listening } from './support/listening.js';
 import { connectClient, startTestServer } from './support/test-server.js';
 import { eventually } from './support/eventually.js';
 import type { TestServer, TestServerOptions } from './support/test-server.js';
@@ -385,7 +386,7 @@ describe('limits', () => {
       const registry = new SessionRegistry({
         maxSessions: 100_000,
         idleTtlMs: 3_600_000,
-        onEvent: (event) => event.type === 'shutdown' && ended.set(event.session.id, (ended.get(event.session.id) ?? 0) + 1),
+        events: listening('session', (event) => void (event.type === 'shutdown' && ended.set(event.session.id, (ended.get(event.session.id) ?? 0) + 1))),
       });
       for (let i = 0; i < 20_000; i += 1) {
         const id = `session-${i}`;

@@ -4,9 +4,9 @@
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { loadConfig } from '../src/config/load-config.js';
 import { createAuthentication } from '../src/http/authentication.js';
-import type { SessionEvent } from '../src/http/sessions.js';
-import type { SharedRevocations } from '../src/http/session-revocations.js';
-import { createSessionTokens } from '../src/http/session-token.js';
+import type { SessionEvent } from '../src/mcp/sessions/session-registry.js';
+import type { SharedRevocations } from '../src/mcp/sessions/session-revocations.js';
+import { createSessionTokens } from '../src/mcp/sessions/session-token.js';
 import { initializeBody, openSession, openSseStream, ping, postMessage, PROTOCOL_VERSION } from './support/raw-mcp.js';
 import { SAMPLE_FILES } from './support/sample-corpus.js';
 import { connectClient, startTestServer } from './support/test-server.js';

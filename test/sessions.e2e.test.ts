@@ -6,7 +6,7 @@ import { eventually } from './support/eventually.js';
 import type { TestServer } from './support/test-server.js';
 import { initializeBody, openSession, openSseStream, ping, rawRequest } from './support/raw-mcp.js';
 import { SAMPLE_FILES } from './support/sample-corpus.js';
-import type { SessionEvent } from '../src/http/sessions.js';
+import type { SessionEvent } from '../src/mcp/sessions/session-registry.js';
 
 const servers: TestServer[] = [];
 async function start(options: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {

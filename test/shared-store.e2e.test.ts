@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { revocationsInStore } from '../src/http/session-revocations.js';
+import { revocationsInStore } from '../src/mcp/sessions/session-revocations.js';
 import { openPostgresStore } from '../src/store/open-postgres-store.js';
 import type { Store } from '../src/store/store.js';
 import { createTestDatabase } from './support/postgres.js';

@@ -38,7 +38,7 @@ export interface Config {
   maxBodyBytes: number;
   /**
    * REQUEST_TIMEOUT_MS: one value for two bounds, both "how long one request may take": receiving a
-   * whole request (http/server-options.ts) and how long a tool call waits for the index (createApp's
+   * whole request (http/server-options.ts) and how long a tool call waits for the index (createMcpEndpoint's
    * `indexWaitMs`).
    */
   requestTimeoutMs: number;

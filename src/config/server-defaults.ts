@@ -1,4 +1,4 @@
-// The schema's defaults that code built without loadConfig takes (createApp, the socket limits, the
+// The schema's defaults that code built without loadConfig takes (the MCP endpoint, the socket limits, the
 // drain, the tools), so that a server made by tests or benchmarks runs with production's bounds.
 // Each field's variable, unit and range are in schema.ts.
 import type { ToolLimits } from './config.js';

@@ -1,29 +1,32 @@
-// The whole server as configured: operations (request ids, logs, metrics, drain), authentication and
-// the app, wired to each other in one place. main.ts, the load tool and the end-to-end tests that
-// check what an operator or an authenticated client sees (auth conformance, sign-in, metrics, logs)
-// call this, so what they observe is what production runs; the other end-to-end tests build the app
-// alone (test/support/test-server.ts).
+// The whole HTTP server as configured: operations (request ids, logs, metrics, probes, drain),
+// authentication, the MCP endpoint, each built as a mountable part, and the app that mounts them.
+// main.ts, the load tool and the end-to-end tests that check what an operator or an authenticated
+// client sees (auth conformance, sign-in, metrics, logs) call this, so what they observe is what
+// production runs; the other end-to-end tests mount the parts themselves (test/support/test-server.ts).
 //
-// Built in dependency order: the metrics registry first, since sign-in and authentication count
-// into it; then authentication, whose guard and routes operations and the app take; then operations;
-// then the app. Each part only reads what was built before it.
-import { Hono } from 'hono';
+// Built in dependency order: the metrics registry first, since sign-in and authentication count into
+// it; then authentication, whose guard operations takes; then operations; then the endpoint, which
+// operations observes; then the app. Each part only reads what was built before it.
 import type { Server } from 'node:http';
+import type { Hono } from 'hono';
 import type { createSignIn, SignInOptions } from '../auth/server/sign-in.js';
 import { isLoopbackHost } from '../config/loopback-host.js';
 import type { Config } from '../config/config.js';
 import type { Store } from '../store/store.js';
 import type { AppLogger } from '../logger.js';
 import type { IndexHolder } from '../mcp/index-holder.js';
+import { createMcpEndpoint } from '../mcp/mcp-endpoint.js';
+import type { McpEndpoint, McpEndpointOptions } from '../mcp/mcp-endpoint.js';
+import { revocationsInStore } from '../mcp/sessions/session-revocations.js';
 import type { SemanticService } from '../semantic/semantic-service.js';
-import { semanticServiceFromConfig, type SemanticTuning } from '../semantic/semantic-from-config.js';
+import type { AppEnv } from './app-env.js';
 import { createApp } from './app.js';
-import type { AppOptions, CorpusApp } from './app.js';
 import { createAuthentication } from './authentication.js';
 import type { Authentication, AuthenticationOptions } from './authentication.js';
 import { requestScopedLogger } from './middleware/request-id.js';
+import { mcpRoutes } from './routes/mcp.js';
+import { endpointCardRoutes } from './routes/server-card.js';
 import { protectedResourceMetadataUrl } from './routes/well-known.js';
-import { revocationsInStore } from './session-revocations.js';
 import { guardSockets } from './socket-guards.js';
 import { createMetrics } from './metrics.js';
 import { createOperations } from './operations.js';
@@ -33,7 +36,7 @@ import { mcpResourceUrl } from '../server-paths.js';
 export interface AssembleOptions {
   config: Config;
   /** The shared index; the caller builds it and sets it on the holder. */
-  index: IndexHolder;
+  holder: IndexHolder;
   logger: AppLogger;
   /** Tokens read from AUTH_TOKENS_FILE at boot. Default none. */
   fileTokens?: readonly string[];
@@ -43,8 +46,11 @@ export interface AssembleOptions {
   publicUrl?: string;
   /** Verifier tuning that is not configuration (e.g. a short JWKS cooldown in tests). */
   oauthTuning?: AuthenticationOptions['oauthTuning'];
-  /** Embeddings timeouts and retry waits that config does not express (tests shorten them). */
-  semanticTuning?: SemanticTuning;
+  /**
+   * Embeddings and rerank, built by the caller from `config.semantic` (semanticServiceFromConfig), who
+   * also wires it to the index: its cache file and its background embedding of each served index.
+   */
+  semantic: SemanticService;
   /** The service building and reloading the index, when there is one: feeds /readyz and the metrics. */
   indexService?: OperationsOptions['indexService'];
   /**
@@ -60,16 +66,16 @@ export interface AssembleOptions {
    * so that a DELETE on one replica ends the session on all. Default none: this process only.
    */
   sharedStore?: Store;
-  /** App options that config cannot express (e.g. an idle TTL in milliseconds for tests). Applied last. */
-  overrides?: Partial<Omit<AppOptions, 'index' | 'publicUrl'>>;
+  /** Endpoint options that config cannot express (e.g. an idle TTL in milliseconds for tests). Applied last. */
+  overrides?: Partial<Omit<McpEndpointOptions, 'holder'>>;
 }
 
 export interface AssembledServer {
-  corpusApp: CorpusApp;
+  app: Hono<AppEnv>;
+  /** The MCP endpoint the app mounts on /mcp: its sessions, events, close(). */
+  mcp: McpEndpoint;
   ops: Operations;
   authentication: Authentication;
-  /** Embeddings and rerank: call `serve(index)` once the index is built. */
-  semantic: SemanticService;
   /** Once listening: live session gauge, the drain's target, MAX_CONNECTIONS and the write deadline. */
   attach(server: Server): void;
 }
@@ -85,8 +91,7 @@ function requireStore(store: Store | undefined): Store {
 }
 
 export function assembleServer(options: AssembleOptions): AssembledServer {
-  const { config, index, logger, fileTokens = [], version = '0.0.0', oauthTuning, semanticTuning, overrides = {} } = options;
-  const semantic = semanticServiceFromConfig(config.semantic, logger, semanticTuning);
+  const { config, holder, logger, semantic, fileTokens = [], version = '0.0.0', oauthTuning, overrides = {} } = options;
   const publicUrl = options.publicUrl ?? config.publicUrl;
   const metrics = createMetrics();
   const signIn = config.auth.login === undefined
@@ -112,7 +117,7 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     metrics,
     logger,
     publicUrl,
-    index,
+    holder,
     drainTimeoutMs: config.drainTimeoutMs,
     authRequired: authentication.required,
     access: {
@@ -126,20 +131,15 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     publicMetrics: config.metricsPort === undefined && (isLoopbackHost(config.host) || config.auth.metricsToken !== undefined),
     ...(authentication.metricsGuard ? { metricsGuard: authentication.metricsGuard } : {}),
   });
-  // The open routes: operations' (landing page, /metrics) and authentication's (metadata, sign-in).
-  // A router of this function's own, so neither part's router is changed by the other.
-  const routes = new Hono();
-  routes.route('/', ops.appOptions.routes);
-  if (authentication.routes) routes.route('/', authentication.routes);
   if (config.sessions.enabled && config.sessions.secret === undefined) {
     logger.warn(
       {},
       'SESSION_SECRET is not set: session ids use a random secret of this process, so sessions end with it and no other replica can serve them; set the same SESSION_SECRET on every replica',
     );
   }
-  const corpusApp = createApp({
-    index,
-    publicUrl,
+  const mcp = createMcpEndpoint({
+    holder,
+    authenticated: authentication.required,
     sessionsEnabled: config.sessions.enabled,
     ...(config.sessions.secret !== undefined ? { sessionSecret: config.sessions.secret } : {}),
     sessionMaxAgeSeconds: config.sessions.maxAgeSeconds,
@@ -158,20 +158,34 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     serverInfo: { name: 'corpus-mcp', version },
     logQueries: config.logQueries,
     semantic,
-    ...ops.appOptions,
-    routes,
-    ...(authentication.authenticate ? { authenticate: authentication.authenticate } : {}),
-    // With an authorization server (external or built in), clients find it from the metadata URL the
-    // 401's challenge names; static tokens alone come from the operator.
-    ...(config.auth.oauth !== undefined || config.auth.login !== undefined
-      ? { cardAuthorization: { type: 'oauth2', protectedResourceMetadata: protectedResourceMetadataUrl(config.auth.resource) } as const }
-      : {}),
-    onForeignSession: () => metrics.recordAuthFailure('session_principal_mismatch'),
-    onSessionLookup: (outcome) => metrics.recordSessionIdOutcome(outcome),
+    logger: ops.logger,
     ...overrides,
   });
+  ops.observe(mcp);
+  const app = createApp({
+    logger: ops.logger,
+    middleware: ops.middleware,
+    health: ops.health,
+    open: [
+      // The server card: public, like the OAuth metadata. With an authorization server (external or
+      // built in), clients find it from the metadata URL the 401's challenge names; static tokens
+      // alone come from the operator.
+      endpointCardRoutes(mcp.service, {
+        publicUrl,
+        authorization:
+          config.auth.oauth !== undefined || config.auth.login !== undefined
+            ? { type: 'oauth2', protectedResourceMetadata: protectedResourceMetadataUrl(config.auth.resource) }
+            : authentication.required
+              ? { type: 'bearer' }
+              : { type: 'none' },
+      }),
+      ops.routes,
+      authentication.routes,
+    ],
+    mcp: mcpRoutes({ handler: mcp.fetch, publicUrl, maxBodyBytes: config.maxBodyBytes, before: ops.beforeMcp, authenticate: authentication.authenticate }),
+  });
   const attach = (server: Server) => {
-    ops.attach(server, corpusApp);
+    ops.attach(server, mcp);
     guardSockets(server, {
       maxConnections: config.maxConnections,
       writeTimeoutMs: config.writeTimeoutMs,
@@ -183,5 +197,5 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
       },
     });
   };
-  return { corpusApp, ops, authentication, semantic, attach };
+  return { app, mcp, ops, authentication, attach };
 }

@@ -14,12 +14,12 @@ import type { ReloadOutcome } from '../index-service/index-service.js';
 import { SIGN_IN_EVENTS } from '../auth/server/protocol.js';
 import type { SignInEvent } from '../auth/server/protocol.js';
 import { TOOLS } from '../mcp/tools/create-tools.js';
-import { SESSION_REFUSALS } from './durable-sessions.js';
-import type { SessionRefusal } from './durable-sessions.js';
+import { SESSION_REFUSALS } from '../mcp/sessions/durable-sessions.js';
+import type { SessionRefusal } from '../mcp/sessions/durable-sessions.js';
+import { SESSION_END_REASONS } from '../mcp/sessions/session-registry.js';
+import type { SessionEndReason } from '../mcp/sessions/session-registry.js';
 import { progressRatio } from '../index-service/build-progress.js';
 import type { BuildProgress } from '../index-service/build-progress.js';
-import { SESSION_END_REASONS } from './sessions.js';
-import type { SessionEndReason } from './sessions.js';
 
 /** The tools the server offers; any other name is counted as 'unknown'. */
 export const KNOWN_TOOLS: readonly string[] = TOOLS.map((tool) => tool.name);

@@ -1,25 +1,24 @@
-// Everything an operator watches or triggers, assembled in one place and handed to createApp as
-// options: request ids and JSON request logs, HTTP and MCP metrics, /metrics and the landing page,
-// the drain on shutdown. main.ts and the end-to-end tests build it the same way, so what the tests
-// observe is what production runs.
+// Everything an operator watches or triggers, built in one place as mountable parts: request ids and
+// JSON request logs, HTTP and MCP metrics, the probes, /metrics and the landing page, the drain on
+// shutdown. main.ts and the end-to-end tests build it the same way, so what the tests observe is what
+// production runs.
 import type { Server } from 'node:http';
 import { Hono } from 'hono';
 import type { MiddlewareHandler } from 'hono';
 import { SERVER_DEFAULTS } from '../config/server-defaults.js';
 import type { AppLogger, Logger } from '../logger.js';
-import type { IndexService, IndexStatus } from '../index-service/index-service.js';
+import type { IndexService } from '../index-service/index-service.js';
 import type { IndexHolder } from '../mcp/index-holder.js';
-import type { McpEra, ToolCallEvent } from '../mcp/mcp-service.js';
+import type { McpEndpoint } from '../mcp/mcp-endpoint.js';
 import type { SemanticService } from '../semantic/semantic-service.js';
-import type { CorpusApp } from './app.js';
 import { createMetrics } from './metrics.js';
 import type { Metrics } from './metrics.js';
 import { refuseNewSessionsWhileDraining } from './middleware/draining.js';
 import { httpMetrics } from './middleware/metrics.js';
 import { requestId, requestScopedLogger } from './middleware/request-id.js';
+import { healthRoutes } from './routes/health.js';
 import { landingRoute } from './routes/landing.js';
 import { metricsRoute } from './routes/metrics.js';
-import type { SessionEvent } from './sessions.js';
 import { createShutdown } from './shutdown.js';
 import type { Shutdown } from './shutdown.js';
 import { SERVER_PATHS } from '../server-paths.js';
@@ -29,8 +28,8 @@ export interface OperationsOptions {
   logger: AppLogger;
   /** Origin clients use, no trailing slash; shown on the landing page. */
   publicUrl: string;
-  /** The shared index: its size feeds the landing page and the index gauges once built. */
-  index: IndexHolder;
+  /** The shared index: its size feeds the landing page and the index gauges once built, its state /readyz. */
+  holder: IndexHolder;
   /** Upper bound on the shutdown drain, in milliseconds, > 0. Default DRAIN_TIMEOUT_MS's (SERVER_DEFAULTS). */
   drainTimeoutMs?: number;
   /** Default: a fresh registry with process metrics. Pass one to share it with other code. */
@@ -46,23 +45,10 @@ export interface OperationsOptions {
   authRequired?: boolean;
   /** How credentials are had, for the landing page: OAuth sign-in, static tokens. Default neither. */
   access?: { oauth: boolean; staticTokens: boolean };
-  /** Embeddings state, exported as the corpus_mcp_semantic_state gauge. Default none (off). */
+  /** Embeddings state, exported as the corpus_mcp_semantic_state gauge and shown by /readyz. Default none (off). */
   semantic?: SemanticService;
   /** The service that builds and reloads the index: its reloads feed the metrics and /readyz. Default none. */
   indexService?: Pick<IndexService, 'status' | 'onReload'>;
-}
-
-/** The subset of createApp's options operations fills in. */
-export interface OperationsAppOptions {
-  logger: Logger;
-  middleware: MiddlewareHandler[];
-  beforeMcp: MiddlewareHandler[];
-  routes: Hono;
-  notReadyReason: () => string | undefined;
-  indexStatus: (() => IndexStatus) | undefined;
-  onSessionEvent: (event: SessionEvent) => void;
-  onToolCall: (event: ToolCallEvent) => void;
-  onRequestEra: (era: McpEra) => void;
 }
 
 export interface Operations {
@@ -70,67 +56,81 @@ export interface Operations {
   /** GET /metrics alone (guarded like the public one), for a listener of its own on METRICS_PORT. */
   readonly metricsApp: Hono;
   readonly shutdown: Shutdown;
-  /** Spread into createApp's options. */
-  readonly appOptions: OperationsAppOptions;
-  /** Once the app is built and the server listens: live session gauge, drain target. */
-  attach(server: Server, app: CorpusApp): void;
+  /** The logger request handlers write through (the request's own child when there is one). */
+  readonly logger: Logger;
+  /** createApp's middleware: request ids and access log, HTTP metrics. */
+  readonly middleware: MiddlewareHandler[];
+  /** Mounted on /mcp before authentication: refuse new sessions while draining. */
+  readonly beforeMcp: MiddlewareHandler[];
+  /** /healthz and /readyz (503 while draining). */
+  readonly health: Hono;
+  /** The landing page, and /metrics when the app's own port serves it. */
+  readonly routes: Hono;
+  /** Subscribes the metrics to what the MCP endpoint reports. */
+  observe(endpoint: McpEndpoint): void;
+  /** Once the server listens: the drain's target and the sessions it closes. */
+  attach(server: Server, endpoint: McpEndpoint): void;
 }
 
 export function createOperations(options: OperationsOptions): Operations {
-  const { logger, publicUrl, index, drainTimeoutMs = SERVER_DEFAULTS.drainTimeoutMs, metricsGuard, authRequired = false, access, indexService, publicMetrics = true } = options;
+  const { logger, publicUrl, holder, drainTimeoutMs = SERVER_DEFAULTS.drainTimeoutMs, metricsGuard, authRequired = false, access, indexService, publicMetrics = true, semantic } = options;
   const metrics = options.metrics ?? createMetrics();
-  const { semantic } = options;
   if (semantic !== undefined) metrics.observeSemanticState(() => semantic.state.state);
   const shutdown = createShutdown({ logger, drainTimeoutMs });
 
-  index.wait().then(
+  holder.wait().then(
     ({ index: built }) => metrics.setIndexStats(built.stats),
     () => {}, // a failed build is main's to report; the gauges stay at "not ready"
   );
-  index.onChange(({ index: swapped }) => metrics.setIndexStats(swapped.stats));
+  holder.onChange(({ index: swapped }) => metrics.setIndexStats(swapped.stats));
   indexService?.onReload((reload) => metrics.recordIndexReload(reload));
   if (indexService) metrics.observeIndexBuild(() => indexService.status().progress);
 
   const routes = new Hono();
-  routes.get('/', landingRoute({ publicUrl, authRequired, ...access, stats: () => index.current?.index.stats }));
+  routes.get('/', landingRoute({ publicUrl, authRequired, ...access, stats: () => holder.current?.index.stats }));
   const metricsApp = new Hono();
   if (metricsGuard) metricsApp.use(SERVER_PATHS.metrics, metricsGuard);
   metricsApp.get(SERVER_PATHS.metrics, metricsRoute({ metrics }));
   if (publicMetrics) routes.route('/', metricsApp);
 
-  const onSessionEvent = (event: SessionEvent) => {
-    if (event.type === 'created') metrics.recordSessionCreated();
-    else metrics.recordSessionEnded(event.type);
-  };
-  const onToolCall = (event: ToolCallEvent) => {
-    metrics.recordToolCall({
-      tool: event.tool,
-      outcome: event.outcome,
-      era: event.era,
-      durationSeconds: event.durationMs / 1000,
-      ...(event.resultCount !== undefined && event.outcome === 'ok' ? { resultCount: event.resultCount } : {}),
-      ...(event.semanticFallback ? { semanticFallback: true } : {}),
-    });
-  };
-
   return {
     metrics,
     metricsApp,
     shutdown,
-    appOptions: {
-      logger: requestScopedLogger(logger),
-      middleware: [requestId({ logger, eraOf: (c) => c.get('era') }), httpMetrics({ metrics })],
-      beforeMcp: [refuseNewSessionsWhileDraining({ isDraining: () => shutdown.draining })],
-      routes,
+    logger: requestScopedLogger(logger),
+    middleware: [requestId({ logger, eraOf: (c) => c.get('era') }), httpMetrics({ metrics })],
+    beforeMcp: [refuseNewSessionsWhileDraining({ isDraining: () => shutdown.draining })],
+    health: healthRoutes({
+      holder,
       notReadyReason: () => (shutdown.draining ? 'the server is shutting down' : undefined),
+      ...(semantic ? { semantic } : {}),
       indexStatus: indexService ? () => indexService.status() : undefined,
-      onSessionEvent,
-      onToolCall,
-      onRequestEra: (era) => metrics.recordMcpRequest(era),
+    }),
+    routes,
+    observe({ events, sessions }) {
+      events.on('session', (event) => {
+        if (event.type === 'created') metrics.recordSessionCreated();
+        else metrics.recordSessionEnded(event.type);
+      });
+      events.on('toolCall', (event) =>
+        metrics.recordToolCall({
+          tool: event.tool,
+          outcome: event.outcome,
+          era: event.era,
+          durationSeconds: event.durationMs / 1000,
+          ...(event.resultCount !== undefined && event.outcome === 'ok' ? { resultCount: event.resultCount } : {}),
+          ...(event.semanticFallback ? { semanticFallback: true } : {}),
+        }),
+      );
+      events.on('request', (era) => metrics.recordMcpRequest(era));
+      events.on('sessionLookup', (outcome) => {
+        metrics.recordSessionIdOutcome(outcome);
+        if (outcome === 'foreign') metrics.recordAuthFailure('session_principal_mismatch');
+      });
+      metrics.observeActiveSessions(() => sessions.size);
     },
-    attach(server, app) {
-      metrics.observeActiveSessions(() => app.sessions.size);
-      shutdown.attach({ server, closeSessions: () => app.close() });
+    attach(server, endpoint) {
+      shutdown.attach({ server, closeSessions: () => endpoint.close() });
     },
   };
 }

@@ -61,7 +61,7 @@ const job = (extra: Partial<IndexJob> = {}): IndexJob => ({ corpusRoot: corpus, 
 
 async function boot(extra: Partial<IndexJob> = {}) {
   const sink = recordingSink();
-  const service = new IndexService({ sink, job: job(extra), logger: silentLogger });
+  const service = new IndexService({ holder: sink, job: job(extra), logger: silentLogger });
   const record = await service.start();
   return { sink, service, record };
 }
@@ -90,7 +90,7 @@ describe('IndexService', () => {
       const sink = recordingSink();
       const empty = join(dir, 'empty');
       await writeCorpusFiles(empty, { 'image.png': Buffer.from([0x89, 0x50, 0, 0]) });
-      const service = new IndexService({ sink, job: job({ corpusRoot: empty }), logger: silentLogger });
+      const service = new IndexService({ holder: sink, job: job({ corpusRoot: empty }), logger: silentLogger });
       await expect(service.start()).rejects.toThrow(/no documents/);
       expect(sink.failure?.message).toMatch(/CORPUS_DIR/);
       expect(service.status()).toMatchObject({ generation: 0, last: { outcome: 'failed', code: 'no_documents' } });
@@ -204,7 +204,7 @@ describe('IndexService', () => {
     it('shows the progress of the build under way in its status, and none once it is over', async () => {
       const statuses: Array<ReturnType<IndexService['status']>> = [];
       const service: IndexService = new IndexService({
-        sink: recordingSink(),
+        holder: recordingSink(),
         job: job({ indexFile: undefined }),
         logger: silentLogger,
         run: async (next, onProgress) => {

@@ -58,7 +58,8 @@ export interface IndexStatus {
 }
 
 export interface IndexServiceOptions {
-  sink: IndexSink;
+  /** Where each produced index goes: the IndexHolder (src/mcp/index-holder.ts), through its two-method interface. */
+  holder: IndexSink;
   job: IndexJob;
   logger: Logger;
   /**
@@ -69,7 +70,7 @@ export interface IndexServiceOptions {
 }
 
 export class IndexService {
-  readonly #sink: IndexSink;
+  readonly #holder: IndexSink;
   readonly #job: IndexJob;
   readonly #logger: Logger;
   readonly #run: NonNullable<IndexServiceOptions['run']>;
@@ -82,7 +83,7 @@ export class IndexService {
   readonly #listeners = new Set<(record: ReloadRecord) => void>();
 
   constructor(options: IndexServiceOptions) {
-    this.#sink = options.sink;
+    this.#holder = options.holder;
     this.#job = options.job;
     this.#logger = options.logger;
     this.#run = options.run ?? ((job, onProgress) => runInChild(job, { onProgress }));
@@ -102,14 +103,14 @@ export class IndexService {
   }
 
   /**
-   * Produces the first index. When it fails the sink is failed too (tool calls get an error) and
+   * Produces the first index. When it fails the holder is failed too (tool calls get an error) and
    * the returned promise rejects: the caller decides whether the process can go on.
    */
   async start(): Promise<ReloadRecord> {
     const record = await this.reload('boot');
     if (record.outcome === 'failed') {
       const error = new Error(record.reason ?? 'the index could not be built');
-      this.#sink.fail(error);
+      this.#holder.fail(error);
       throw error;
     }
     return record;
@@ -159,7 +160,7 @@ export class IndexService {
       const decodeTimings: Record<string, number> = {};
       const { index, header } = await decodeYielding(result.source ?? result.bytes, decodeTimings);
       const meta = (header.meta ?? { skipped: [], warnings: [] }) as SnapshotMeta;
-      const { generation } = this.#sink.set({ index, skipped: meta.skipped });
+      const { generation } = this.#holder.set({ index, skipped: meta.skipped });
       this.#generation = generation;
       result.source?.onDamage((error) => this.#damaged(generation, error));
       // `bytesAtMs` and `readyAtMs`: when the bytes arrived and the index was served, in ms since the

@@ -41,7 +41,7 @@ describe('createMcpService', () => {
     const corpus = await loadCorpus(temp.corpusDir);
     const holder = new IndexHolder();
     holder.set({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
-    service = createMcpService({ index: holder, indexWaitMs: 5000 });
+    service = createMcpService({ holder, indexWaitMs: 5000 });
   });
   afterAll(async () => {
     await temp?.remove();

@@ -9,6 +9,7 @@ import { CodedError } from '../coded-error.js';
 import { sessionLogId, silentLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
 import type { IndexHolder, ServedCorpus } from './index-holder.js';
+import type { McpEvents } from './mcp-events.js';
 import type { SemanticService } from '../semantic/semantic-service.js';
 import { McpRequestError } from './mcp-request-error.js';
 import { listResources, readResource } from './resources.js';
@@ -51,14 +52,14 @@ export interface CallContext {
 
 export interface McpServiceOptions {
   /** Where the shared index comes from; tool calls wait until it is built. */
-  index: IndexHolder;
+  holder: IndexHolder;
   /** `{ name, version }` reported in the initialize and server/discover results. */
   serverInfo?: { name: string; version: string };
   logger?: Logger;
   /** Whether query text may be written to logs. Default false. */
   logQueries?: boolean;
-  /** Called after every tools/call (metrics, audit). Must not throw. */
-  onToolCall?: (event: ToolCallEvent) => void;
+  /** Hears every finished tools/call (`toolCall` events: metrics, audit). Default none. */
+  events?: McpEvents;
   /**
    * Longest a request waits for the index to be built, in milliseconds, ≥ 1; past it the call is
    * answered with an error instead of hanging (REQUEST_TIMEOUT_MS).
@@ -106,11 +107,11 @@ function toolErrorResult(message: string): CallToolResult {
 
 export function createMcpService(options: McpServiceOptions): McpService {
   const {
-    index: holder,
+    holder,
     serverInfo = { name: 'corpus-mcp', version: '0.0.0' },
     logger = silentLogger,
     logQueries = false,
-    onToolCall,
+    events,
     indexWaitMs,
     toolLimits,
     semantic,
@@ -162,11 +163,7 @@ export function createMcpService(options: McpServiceOptions): McpService {
     if (event.semanticFallback) fields.semantic_fallback = true;
     if (logQueries && event.tool === 'search_documents') fields.query = (rawArguments as { query?: unknown } | undefined)?.query;
     logger.info(fields, 'tool call');
-    try {
-      onToolCall?.(event);
-    } catch (error) {
-      logger.error({ err: error }, 'onToolCall hook threw');
-    }
+    events?.emit('toolCall', event);
   };
 
   const callTool = async (name: string, rawArguments: unknown, context: CallContext): Promise<CallToolResult> => {

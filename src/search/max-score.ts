@@ -1,5 +1,5 @@
 import type { InvertedIndex } from './inverted-index.js';
-import type { TopK } from './top-k.js';
+import { MAX_TOP_K, type TopK } from './top-k.js';
 
 /** Query terms as parallel arrays: term ids and their weights (query weight × idf), each > 0. */
 export interface WeightedTerms {
@@ -9,14 +9,20 @@ export interface WeightedTerms {
 
 /** Per-index buffers reused by every query (queries run one at a time on the event loop). */
 export interface ScoreScratch {
-  /** Partial score per chunk; 0 means untouched, since every weight and idf is > 0. */
-  scores: Float64Array;
-  /** The chunks with a non-zero score, in the order first touched. */
-  touched: Uint32Array;
+  /** Two lists of chunk numbers, each as long as the index has chunks: a term's postings merge from one into the other. */
+  chunks: [Uint32Array, Uint32Array];
+  /** The partial scores of those chunks, parallel to `chunks`. */
+  scores: [Float64Array, Float64Array];
+  /** Room for the k best partial scores (k ≤ MAX_TOP_K) when pruning the candidates. */
+  heap: Float64Array;
 }
 
 export function createScoreScratch(chunkCount: number): ScoreScratch {
-  return { scores: new Float64Array(chunkCount), touched: new Uint32Array(chunkCount) };
+  return {
+    chunks: [new Uint32Array(chunkCount), new Uint32Array(chunkCount)],
+    scores: [new Float64Array(chunkCount), new Float64Array(chunkCount)],
+    heap: new Float64Array(MAX_TOP_K),
+  };
 }
 
 /**
@@ -37,7 +43,6 @@ export function createScoreScratch(chunkCount: number): ScoreScratch {
  */
 export function maxScore(index: InvertedIndex, scratch: ScoreScratch, terms: WeightedTerms, from: number, to: number, top: TopK): void {
   const { postingStart, postingChunk, postingWeight, maxWeight } = index;
-  const { scores, touched } = scratch;
   const n = terms.ids.length;
   const bound = new Array<number>(n);
   const order = new Array<number>(n);
@@ -52,6 +57,12 @@ export function maxScore(index: InvertedIndex, scratch: ScoreScratch, terms: Wei
   order.sort((a, b) => (bound[b] as number) - (bound[a] as number) || a - b);
 
   const whole = from === 0 && to === index.chunkCount;
+  // The touched chunks, ascending, and their partial scores: kept dense and merged with each term's
+  // list in order, rather than summed in an array indexed by chunk, because reading and writing
+  // in sequence stays cheap where scattered writes over a large corpus miss the cache.
+  let side = 0;
+  let chunks = scratch.chunks[0];
+  let scores = scratch.scores[0];
   let count = 0;
   let best = 0;
   let threshold = -Infinity;
@@ -68,51 +79,129 @@ export function maxScore(index: InvertedIndex, scratch: ScoreScratch, terms: Wei
       p = seek(postingChunk, p, end, from);
       stop = seek(postingChunk, p, end, to);
     }
+    const outChunks = scratch.chunks[1 - side] as Uint32Array;
+    const outScores = scratch.scores[1 - side] as Float64Array;
+    let i = 0;
+    let out = 0;
     for (; p < stop; p += 1) {
       const chunk = postingChunk[p] as number;
-      const score = scores[chunk] as number;
-      if (score === 0) touched[count++] = chunk;
+      while (i < count && (chunks[i] as number) < chunk) {
+        outChunks[out] = chunks[i] as number;
+        outScores[out] = scores[i] as number;
+        out += 1;
+        i += 1;
+      }
+      let score = 0;
+      if (i < count && chunks[i] === chunk) {
+        score = scores[i] as number;
+        i += 1;
+      }
       const sum = score + weight * (postingWeight[p] as number);
-      scores[chunk] = sum;
+      outChunks[out] = chunk;
+      outScores[out] = sum;
+      out += 1;
       if (sum > best) best = sum;
     }
+    outChunks.set(chunks.subarray(i, count), out);
+    outScores.set(scores.subarray(i, count), out);
+    count = out + count - i;
+    side = 1 - side;
+    chunks = outChunks;
+    scores = outScores;
     remaining -= bound[t] as number;
     if (next + 1 >= n || count < top.capacity) continue;
     // Untouched chunks are out once k touched ones already score more than the remaining terms
     // can add to anything. That needs the best partial score above `remaining` first; then one
     // counting pass over the touched chunks settles it.
-    if (!mayReach(remaining, best) && countAbove(scores, touched, count, remaining, top.capacity) >= top.capacity) {
+    if (!mayReach(remaining, best) && countAbove(scores, count, remaining, top.capacity) >= top.capacity) {
       threshold = remaining;
       next += 1;
       break;
     }
   }
   // AND mode: no untouched chunk can reach the top k any more, so the remaining terms only add to
-  // chunks already touched; a posting of an untouched chunk is read and skipped.
+  // chunks already touched. Before each term the chunks that cannot reach the k-th best partial
+  // score even with every remaining term are dropped (usually most of them), and each survivor is
+  // looked up in the term's list by galloping: a common word's long list is read only where a
+  // candidate may be.
   for (; next < n; next += 1) {
+    count = prune(scores, chunks, count, remaining, kthBest(scores, count, top.capacity, scratch.heap));
     const t = order[next] as number;
     const id = terms.ids[t] as number;
     const weight = terms.weights[t] as number;
     const end = postingStart[id + 1] as number;
-    for (let p = postingStart[id] as number; p < end; p += 1) {
-      const chunk = postingChunk[p] as number;
-      const score = scores[chunk] as number;
-      if (score !== 0) scores[chunk] = score + weight * (postingWeight[p] as number);
+    let p = postingStart[id] as number;
+    for (let i = 0; i < count && p < end; i += 1) {
+      const chunk = chunks[i] as number;
+      p = seek(postingChunk, p, end, chunk);
+      if (p < end && postingChunk[p] === chunk) scores[i] = (scores[i] as number) + weight * (postingWeight[p] as number);
     }
+    remaining -= bound[t] as number;
   }
   for (let i = 0; i < count; i += 1) {
-    const chunk = touched[i] as number;
-    const score = scores[chunk] as number;
-    scores[chunk] = 0;
-    if (mayReach(score, threshold)) top.push(score, chunk);
+    const score = scores[i] as number;
+    if (mayReach(score, threshold)) top.push(score, chunks[i] as number);
   }
 }
 
+/**
+ * A lower bound on the k-th best final score: the k-th best partial score among the touched
+ * chunks (scores only grow), found with a min-heap of the k best in `heap`. -Infinity with fewer.
+ */
+function kthBest(scores: Float64Array, count: number, k: number, heap: Float64Array): number {
+  if (count < k || k === 0 || k > heap.length) return -Infinity;
+  let size = 0;
+  for (let i = 0; i < count; i += 1) {
+    const score = scores[i] as number;
+    if (size < k) {
+      let at = size;
+      size += 1;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if ((heap[parent] as number) <= score) break;
+        heap[at] = heap[parent] as number;
+        at = parent;
+      }
+      heap[at] = score;
+    } else if (score > (heap[0] as number)) {
+      let at = 0;
+      for (;;) {
+        let child = 2 * at + 1;
+        if (child >= k) break;
+        if (child + 1 < k && (heap[child + 1] as number) < (heap[child] as number)) child += 1;
+        if ((heap[child] as number) >= score) break;
+        heap[at] = heap[child] as number;
+        at = child;
+      }
+      heap[at] = score;
+    }
+  }
+  return heap[0] as number;
+}
+
+/**
+ * Keeps at the front of `scores` and `touched` (parallel) the chunks whose partial score plus
+ * `remaining` (the most the terms left can add) may still reach `floor`; returns how many. A
+ * dropped chunk ends below `floor` by more than rounding, and `floor` is at most the k-th best
+ * final score, so it could not have made the top k. The order is kept.
+ */
+function prune(scores: Float64Array, touched: Uint32Array, count: number, remaining: number, floor: number): number {
+  let kept = 0;
+  for (let i = 0; i < count; i += 1) {
+    const score = scores[i] as number;
+    if (!mayReach(score + remaining, floor)) continue;
+    scores[kept] = score;
+    touched[kept] = touched[i] as number;
+    kept += 1;
+  }
+  return kept;
+}
+
 /** How many of the touched chunks score clearly above `floor`, counting no further than `enough`. */
-function countAbove(scores: Float64Array, touched: Uint32Array, count: number, floor: number, enough: number): number {
+function countAbove(scores: Float64Array, count: number, floor: number, enough: number): number {
   let found = 0;
   for (let i = 0; i < count && found < enough; i += 1) {
-    const score = scores[touched[i] as number] as number;
+    const score = scores[i] as number;
     if (!mayReach(floor, score)) found += 1;
   }
   return found;

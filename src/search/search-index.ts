@@ -1,41 +1,16 @@
-import { compareSources, pageAt, type Document, type DocumentFormat, type PageSpan } from '../corpus/document.js';
-import { chunkText } from './chunker.js';
+import type { Document, DocumentFormat, PageSpan } from '../corpus/document.js';
 import { chunkId, parseChunkId } from './chunk-id.js';
-import { InvertedIndex, type ChunkTerms, type InvertedIndexParts } from './inverted-index.js';
+import { InvertedIndex, type InvertedIndexParts } from './inverted-index.js';
+import { LazyHit, QueryTerms, type SearchHit } from './lazy-hit.js';
 import { QueryScorer } from './query-scorer.js';
-import { SearchError } from './search-error.js';
-import { resolveSearchOptions, type ResolvedSearchOptions, type SearchIndexOptions } from './search-options.js';
-import { makeSnippet, SnippetQuery } from './snippet.js';
+import { buildSearchIndexParts, type BuildProgress } from './search-index-build.js';
+import type { ResolvedSearchOptions, SearchIndexOptions } from './search-options.js';
 import { createTokenizer, type Tokenizer } from './tokenizer.js';
-import { TermIdList } from './term-id-list.js';
 import { checkTopK } from './top-k.js';
-import { Vocabulary } from './vocabulary.js';
 import { DocumentArray, indexOfSource, lowerBoundSource, type DocumentTable } from './document-table.js';
 
 export type { SearchIndexOptions } from './search-options.js';
-
-/** One ranked chunk. */
-export interface SearchHit {
-  /** `<source>#<n>`, n counted from 0 in document order. */
-  chunkId: string;
-  source: string;
-  title: string;
-  /** Heading path joined with ' › ', e.g. 'Deploy › Fly.io'; '' when the chunk is under no heading. */
-  heading: string;
-  /** BM25F score (see bm25.ts and query-scorer.ts; pseudo-relevance feedback is off unless feedbackWeight > 0); higher is better. */
-  score: number;
-  /**
-   * At most ~300 characters of the chunk around its densest cluster of query terms. Computed on
-   * first read and then kept (a getter), so a caller that shows only some hits pays only for those.
-   * JSON.stringify includes it; a spread copy does not, so read it explicitly.
-   */
-  snippet: string;
-  /** Offsets of the chunk in the document text. */
-  start: number;
-  end: number;
-  /** The page (from 1) the chunk begins on; only for paginated formats (PDF). */
-  page?: number;
-}
+export type { SearchHit } from './lazy-hit.js';
 
 export interface ChunkView {
   chunkId: string;
@@ -186,79 +161,9 @@ export class SearchIndex {
    * Chunks, tokenizes and indexes `documents`. Throws a `SearchError` on a bad option or a repeated
    * source. `onProgress`, when given, is told after each document the documents and chunks done so far.
    */
-  static build(documents: readonly Document[], options?: SearchIndexOptions, onProgress?: (documents: number, chunks: number) => void): SearchIndex {
-    const startedAt = performance.now();
-    const resolved = resolveSearchOptions(options);
-    const tokenizer = createTokenizer();
-    const sorted = [...documents].sort((a, b) => compareSources(a.source, b.source));
-    for (let i = 1; i < sorted.length; i += 1) {
-      const source = sorted[i]?.source;
-      if (source === sorted[i - 1]?.source) {
-        throw new SearchError('duplicate_source', `document source "${String(source)}" appears more than once: each document needs its own path`);
-      }
-    }
-    const firstChunk = new Uint32Array(sorted.length + 1);
-    const page: number[] = [];
-    const start: number[] = [];
-    const end: number[] = [];
-    const headingIds = new Map<string, number>();
-    const chunkHeading: number[] = [];
-    // Every field's term ids in one list; per chunk, where its body, title and heading lie in it.
-    const ids = new TermIdList(1 << 16);
-    const fields: number[] = [];
-    const vocabulary = new Vocabulary();
-    sorted.forEach((document, d) => {
-      firstChunk[d] = start.length;
-      const titleStart = ids.length;
-      tokenizer.ids(document.title, vocabulary, ids);
-      const titleEnd = ids.length;
-      const titleKey = document.title.trim().toLowerCase();
-      const spans = chunkText(document.text, document.bodyStart, document.sections, resolved);
-      let lastHeadings: readonly string[] | undefined;
-      let headingId = 0;
-      let headingStart = 0;
-      let headingEnd = 0;
-      for (const span of spans) {
-        if (span.headings !== lastHeadings) {
-          lastHeadings = span.headings;
-          const heading = span.headings.join(' › ');
-          let id = headingIds.get(heading);
-          if (id === undefined) headingIds.set(heading, (id = headingIds.size));
-          headingId = id;
-          // The top heading usually repeats the title, which is already a field of its own.
-          const own = span.headings[0]?.trim().toLowerCase() === titleKey ? span.headings.slice(1) : span.headings;
-          headingStart = ids.length;
-          tokenizer.ids(own.join(' '), vocabulary, ids);
-          headingEnd = ids.length;
-        }
-        page.push(pageAt(document.pages, span.start) ?? 0);
-        start.push(span.start);
-        end.push(span.end);
-        chunkHeading.push(headingId);
-        const bodyStart = ids.length;
-        tokenizer.ids(document.text, vocabulary, ids, span.start, span.end);
-        fields.push(bodyStart, ids.length, titleStart, titleEnd, headingStart, headingEnd);
-      }
-      onProgress?.(d + 1, start.length);
-    });
-    firstChunk[sorted.length] = start.length;
-    const terms: ChunkTerms = { ids: ids.view(), fields: Uint32Array.from(fields) };
-    const index = InvertedIndex.build(terms, vocabulary.terms, resolved, resolved.feedbackWeight > 0);
-    return new SearchIndex(
-      {
-        options: resolved,
-        documents: sorted,
-        firstChunk,
-        chunkStart: Uint32Array.from(start),
-        chunkEnd: Uint32Array.from(end),
-        chunkPage: Uint32Array.from(page),
-        headings: [...headingIds.keys()],
-        chunkHeading: Uint32Array.from(chunkHeading),
-        inverted: index.parts(),
-        buildSeconds: (performance.now() - startedAt) / 1000,
-      },
-      index,
-    );
+  static build(documents: readonly Document[], options?: SearchIndexOptions, onProgress?: BuildProgress): SearchIndex {
+    const { parts, inverted } = buildSearchIndexParts(documents, options, onProgress);
+    return new SearchIndex(parts, inverted);
   }
 
   /**
@@ -432,76 +337,6 @@ export class SearchIndex {
     }
     if (first === last) return [0, 0];
     return [this.#firstChunk[first] as number, this.#firstChunk[last] as number];
-  }
-}
-
-/** The query's terms, compiled for snippets when a snippet is first read and shared by all hits. */
-class QueryTerms {
-  #snippetQuery: SnippetQuery | undefined;
-
-  constructor(readonly terms: readonly string[]) {}
-
-  snippetQuery(): SnippetQuery {
-    this.#snippetQuery ??= new SnippetQuery(this.terms);
-    return this.#snippetQuery;
-  }
-}
-
-/**
- * A search hit. Its snippet is a getter on the prototype that computes the snippet on first read and
- * keeps it: ranking stays cheap, and a caller that shows five of twenty hits pays for five. A
- * getter in an object literal would be an own property but makes V8 build every hit on a slow
- * path (about 20× the cost), so `toJSON` puts the snippet back into serialised hits. Spreading a
- * hit (`{ ...hit }`) copies only the data fields: read `hit.snippet` explicitly.
- */
-class LazyHit implements SearchHit {
-  readonly chunkId: string;
-  readonly source: string;
-  readonly title: string;
-  readonly heading: string;
-  readonly score: number;
-  readonly start: number;
-  readonly end: number;
-  declare readonly page?: number;
-  /** Read only when the snippet is: a document restored from a snapshot decodes its text on demand. */
-  readonly #document: Document;
-  readonly #tokenizer: Tokenizer;
-  readonly #queryTerms: QueryTerms;
-  #snippet: string | undefined;
-
-  constructor(
-    chunkId: string,
-    document: Document,
-    heading: string,
-    score: number,
-    start: number,
-    end: number,
-    page: number,
-    tokenizer: Tokenizer,
-    queryTerms: QueryTerms,
-  ) {
-    this.chunkId = chunkId;
-    this.source = document.source;
-    this.title = document.title;
-    this.heading = heading;
-    this.score = score;
-    this.start = start;
-    this.end = end;
-    // Set only for paginated documents, so a Markdown hit has no `page` key at all.
-    if (page > 0) (this as { page?: number }).page = page;
-    this.#document = document;
-    this.#tokenizer = tokenizer;
-    this.#queryTerms = queryTerms;
-  }
-
-  get snippet(): string {
-    this.#snippet ??= makeSnippet(this.#tokenizer, this.#document.text, this.start, this.end, this.#queryTerms.snippetQuery());
-    return this.#snippet;
-  }
-
-  toJSON(): SearchHit {
-    const { chunkId, source, title, heading, score, snippet, start, end, page } = this;
-    return { chunkId, source, title, heading, score, snippet, start, end, ...(page === undefined ? {} : { page }) };
   }
 }
 

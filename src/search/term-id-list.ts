@@ -1,7 +1,7 @@
 /**
- * A growing list of term ids in one typed array: where a build collects the terms of every chunk,
- * field after field, instead of one JavaScript array per field of each chunk (millions of numbers
- * over a large corpus, all garbage once the index is built).
+ * A growing list of term ids (or other unsigned 32-bit numbers) in one typed array: where a build
+ * collects the terms of a chunk's fields and a batch's chunk offsets, instead of JavaScript arrays
+ * (millions of numbers over a large corpus, all garbage once the index is built).
  */
 export class TermIdList {
   #ids: Uint32Array<ArrayBuffer>;
@@ -24,6 +24,16 @@ export class TermIdList {
     }
     this.#ids[this.#length] = id;
     this.#length += 1;
+  }
+
+  /** Empties the list, keeping its room. */
+  clear(): void {
+    this.#length = 0;
+  }
+
+  /** The ids pushed so far, in an array of their own. */
+  copy(): Uint32Array {
+    return this.#ids.slice(0, this.#length);
   }
 
   /** The ids pushed so far, as a view that later pushes may leave behind (take it when done). */

@@ -28,7 +28,7 @@ describe('SemanticService', () => {
     it('embeds the chunks in batches and builds their vectors', async () => {
       const semantic = service();
       const index = SearchIndex.build(DOCS);
-      await semantic.serve(index);
+      await semantic.embedInBackground(index);
       expect(semantic.state).toMatchObject({ state: 'ready', model: 'fake', chunks: 3 });
       expect(fake.requests.map((r) => r.body.input?.length)).toEqual([2, 1]);
       expect(semantic.vectorsFor(index)?.count).toBe(3);
@@ -51,7 +51,7 @@ describe('SemanticService', () => {
         },
       });
       const index = SearchIndex.build(DOCS);
-      void semantic.serve(index);
+      void semantic.embedInBackground(index);
       await eventually(() => saves.length === 1, { what: 'the save has started' });
       expect(semantic.state.state).toBe('ready');
       let saved = false;
@@ -68,7 +68,7 @@ describe('SemanticService', () => {
     it('keeps one copy of the vectors: the cache holds views of the served vector index\'s rows', async () => {
       const semantic = service();
       const index = SearchIndex.build(DOCS);
-      await semantic.serve(index);
+      await semantic.embedInBackground(index);
       const rows = semantic.vectorsFor(index)!.row(0)!.buffer;
       for (let i = 0; i < index.stats.chunks; i += 1) {
         const cached = semantic.cache!.get(semantic.cache!.key(index.passage(i)))!;
@@ -80,20 +80,20 @@ describe('SemanticService', () => {
 
     it('after a restart from a saved cache, embeds only new or changed chunks (none when nothing changed)', async () => {
       const first = service();
-      await first.serve(SearchIndex.build(DOCS));
+      await first.embedInBackground(SearchIndex.build(DOCS));
       const saved = first.cache!.toBytes();
       const callsAtFirstBoot = fake.embeddingCalls();
 
       const unchanged = service();
       unchanged.seedCache(VectorCache.fromBytes(saved));
-      await unchanged.serve(SearchIndex.build(DOCS));
+      await unchanged.embedInBackground(SearchIndex.build(DOCS));
       expect(fake.embeddingCalls()).toBe(callsAtFirstBoot);
       expect(unchanged.lastPass).toMatchObject({ chunks: 3, embedded: 0, reused: 3 });
       expect(unchanged.state.state).toBe('ready');
 
       const edited = service();
       edited.seedCache(VectorCache.fromBytes(saved));
-      await edited.serve(SearchIndex.build([DOCS[0]!, doc('b.txt', 'The doctor is on duty.'), DOCS[2]!, doc('d.txt', 'A new car.')]));
+      await edited.embedInBackground(SearchIndex.build([DOCS[0]!, doc('b.txt', 'The doctor is on duty.'), DOCS[2]!, doc('d.txt', 'A new car.')]));
       expect(fake.embeddedTexts().slice(-2).map((t) => t.split('\n\n')[0])).toEqual(['b.txt', 'd.txt']);
       expect(edited.lastPass).toMatchObject({ chunks: 4, embedded: 2, reused: 2 });
       // Vectors of chunks no longer served are dropped from the cache.
@@ -102,13 +102,13 @@ describe('SemanticService', () => {
 
     it('embeds every chunk again when the saved cache belongs to another model or dimension request', async () => {
       const first = service();
-      await first.serve(SearchIndex.build(DOCS));
+      await first.embedInBackground(SearchIndex.build(DOCS));
       const saved = first.cache!.toBytes();
       for (const options of [{ model: 'other' }, { model: 'fake', dimensions: 8 }]) {
         const callsBefore = fake.embeddedTexts().length;
         const next = new SemanticService({ embeddings: createEmbeddingsClient({ url: fake.url, batchSize: 2, ...options }), logger: silentLogger, retryDelayMs: 50 });
         next.seedCache(VectorCache.fromBytes(saved));
-        await next.serve(SearchIndex.build(DOCS));
+        await next.embedInBackground(SearchIndex.build(DOCS));
         expect(next.lastPass).toMatchObject({ chunks: 3, embedded: 3, reused: 0 });
         expect(fake.embeddedTexts().length - callsBefore).toBe(3);
         expect(next.cache!.model).not.toBe(first.cache!.model);
@@ -118,11 +118,11 @@ describe('SemanticService', () => {
     it('stops the scan threads of the vectors it no longer serves, and all of them at close', async () => {
       const semantic = new SemanticService({ embeddings: createEmbeddingsClient({ url: fake.url, model: 'fake' }), logger: silentLogger, scanThreads: 2 });
       const first = SearchIndex.build(DOCS);
-      await semantic.serve(first);
+      await semantic.embedInBackground(first);
       const firstVectors = semantic.vectorsFor(first)!;
       await eventually(() => firstVectors.threads === 2, { what: 'the first scan thread is ready' });
       const second = SearchIndex.build([...DOCS, doc('d.txt', 'A new car.')]);
-      const serving = semantic.serve(second);
+      const serving = semantic.embedInBackground(second);
       expect(firstVectors.threads).toBe(1);
       await eventually(() => firstVectors.helpersAlive === 0, { what: 'the first scan thread has exited' });
       await serving;
@@ -138,7 +138,7 @@ describe('SemanticService', () => {
       for (const scanThreads of [1, 3]) {
         const semantic = semanticServiceFromConfig({ embeddings: { url: fake.url, model: 'fake', apiKey: undefined, dimensions: undefined }, rerank: undefined, scanThreads }, silentLogger);
         const index = SearchIndex.build(DOCS);
-        await semantic.serve(index);
+        await semantic.embedInBackground(index);
         const vectors = semantic.vectorsFor(index)!;
         await eventually(() => vectors.threads === scanThreads, { what: `${scanThreads} scan threads are ready` });
         // No helper beyond those: every helper started is one of the ready ones.
@@ -150,9 +150,9 @@ describe('SemanticService', () => {
 
     it('re-embeds only the changed chunks when the same service serves a rebuilt index', async () => {
       const semantic = service();
-      await semantic.serve(SearchIndex.build(DOCS));
+      await semantic.embedInBackground(SearchIndex.build(DOCS));
       const calls = fake.embeddingCalls();
-      await semantic.serve(SearchIndex.build([...DOCS, doc('d.txt', 'A new car.')]));
+      await semantic.embedInBackground(SearchIndex.build([...DOCS, doc('d.txt', 'A new car.')]));
       expect(fake.embeddingCalls()).toBe(calls + 1);
       expect(semantic.lastPass).toMatchObject({ chunks: 4, embedded: 1, reused: 3 });
     });
@@ -160,10 +160,10 @@ describe('SemanticService', () => {
     it('keeps what a pass embedded when a reload replaces its index, so the next pass embeds only the new chunks', async () => {
       fake.delayMs = 40;
       const semantic = service();
-      const first = semantic.serve(SearchIndex.build(DOCS));
+      const first = semantic.embedInBackground(SearchIndex.build(DOCS));
       await eventually(() => fake.requests.length > 0, { what: 'the first pass has sent its batches' });
       const second = SearchIndex.build([...DOCS, doc('d.txt', 'A new car.')]);
-      await Promise.all([first, semantic.serve(second)]);
+      await Promise.all([first, semantic.embedInBackground(second)]);
       expect(fake.embeddedTexts()).toHaveLength(4);
       expect(semantic.lastPass).toMatchObject({ chunks: 4, embedded: 1, reused: 3 });
       expect(semantic.vectorsFor(second)?.count).toBe(4);
@@ -181,35 +181,35 @@ describe('SemanticService', () => {
       };
       const first = service();
       first.useCacheStore(store);
-      await first.serve(SearchIndex.build(DOCS));
+      await first.embedInBackground(SearchIndex.build(DOCS));
       first.close();
       const four = [...DOCS, doc('d.txt', 'A huge purchase.')];
       const second = service();
       second.useCacheStore(store);
       fake.delayMs = 60;
       const requestsBefore = fake.requests.length;
-      const overtaken = second.serve(SearchIndex.build(four));
+      const overtaken = second.embedInBackground(SearchIndex.build(four));
       await eventually(() => fake.requests.length > requestsBefore, { what: 'the new chunk is being embedded' });
-      await Promise.all([overtaken, second.serve(SearchIndex.build(four))]);
+      await Promise.all([overtaken, second.embedInBackground(SearchIndex.build(four))]);
       second.close();
       expect(VectorCache.fromBytes(file!).size).toBe(4);
       fake.delayMs = 0;
       const third = service();
       third.useCacheStore(store);
-      await third.serve(SearchIndex.build(four));
+      await third.embedInBackground(SearchIndex.build(four));
       expect(third.lastPass).toMatchObject({ embedded: 0, reused: 4 });
       third.close();
     });
 
     it('embeds every chunk again when the endpoint answers with another vector size than the cached vectors', async () => {
       const first = service();
-      await first.serve(SearchIndex.build(DOCS));
+      await first.embedInBackground(SearchIndex.build(DOCS));
       const saved = first.cache!.toBytes();
       fake.nativeDimensions = 16;
       const next = service();
       next.seedCache(VectorCache.fromBytes(saved));
       const before = fake.embeddedTexts().length;
-      await next.serve(SearchIndex.build([...DOCS, doc('d.txt', 'A new car.')]));
+      await next.embedInBackground(SearchIndex.build([...DOCS, doc('d.txt', 'A new car.')]));
       expect(next.state).toMatchObject({ state: 'ready', dimensions: 16, chunks: 4 });
       expect(next.lastPass).toMatchObject({ chunks: 4, embedded: 4, reused: 0 });
       expect(fake.embeddedTexts().length - before).toBe(5);
@@ -219,7 +219,7 @@ describe('SemanticService', () => {
 
     it('answers a query unavailable when the endpoint has changed vector size since every chunk was cached, and embeds the chunks again once', async () => {
       const first = service();
-      await first.serve(SearchIndex.build(DOCS));
+      await first.embedInBackground(SearchIndex.build(DOCS));
       const saved = first.cache!.toBytes();
       const states: string[] = [];
       const next = new SemanticService({
@@ -229,7 +229,7 @@ describe('SemanticService', () => {
       });
       next.seedCache(VectorCache.fromBytes(saved));
       const index = SearchIndex.build(DOCS);
-      await next.serve(index);
+      await next.embedInBackground(index);
       expect(next.state).toMatchObject({ state: 'ready', dimensions: FAKE_DIMENSIONS });
       fake.nativeDimensions = 16;
       states.length = 0;
@@ -252,7 +252,7 @@ describe('SemanticService', () => {
 
     it('answers a query unavailable when the endpoint embeds it as all zeros, which has no direction to rank by', async () => {
       const semantic = service();
-      await semantic.serve(SearchIndex.build(DOCS));
+      await semantic.embedInBackground(SearchIndex.build(DOCS));
       fake.zeroInput = 'nothing at all';
       expect(await semantic.embedQuery('nothing at all', FAKE_DIMENSIONS)).toMatchObject({ ok: false, reason: expect.stringMatching(/all-zero vector/) });
       expect(await semantic.embedQuery('car', FAKE_DIMENSIONS)).toMatchObject({ ok: true });
@@ -261,7 +261,7 @@ describe('SemanticService', () => {
 
     it('retries a query embedding only when a Retry-After asks for a wait that fits the query budget, else answers unavailable at once', async () => {
       const semantic = new SemanticService({ embeddings: createEmbeddingsClient({ url: fake.url, model: 'fake', backoffMs: 1 }), logger: silentLogger, queryTimeoutMs: 5000 });
-      await semantic.serve(SearchIndex.build(DOCS));
+      await semantic.embedInBackground(SearchIndex.build(DOCS));
       const before = fake.requests.length;
       fake.failNext(1, 429, '0');
       expect(await semantic.embedQuery('car', FAKE_DIMENSIONS)).toMatchObject({ ok: true });
@@ -282,7 +282,7 @@ describe('SemanticService', () => {
         maxRetryDelayMs: 40,
       });
       const index = SearchIndex.build(DOCS);
-      await semantic.serve(index);
+      await semantic.embedInBackground(index);
       expect(semantic.state).toMatchObject({ state: 'degraded', code: 'unavailable' });
       expect(await semantic.embedQuery('car', FAKE_DIMENSIONS)).toMatchObject({ ok: false, reason: expect.stringMatching(/semantic search is unavailable/) });
       const failed = fake.requests.length;

@@ -136,7 +136,7 @@ export class SemanticService {
     return this.#cache;
   }
 
-  /** Seeds the cache (from a snapshot) before the first `serve`; vectors of another model are ignored at use. */
+  /** Seeds the cache (from a snapshot) before the first `embedInBackground`; vectors of another model are ignored at use. */
   seedCache(cache: VectorCache): void {
     this.#cache = cache;
   }
@@ -155,10 +155,10 @@ export class SemanticService {
   }
 
   /**
-   * Starts serving `index`: embeds its chunks in the background (only those not in the cache) and
+   * Serves `index` from now on and embeds its chunks in the background (only those not in the cache) and
    * resolves when that pass ends, in success or in degraded mode. Never rejects.
    */
-  serve(index: SearchIndex): Promise<void> {
+  embedInBackground(index: SearchIndex): Promise<void> {
     if (this.#embeddings === undefined) return Promise.resolve();
     this.#index = index;
     return this.#startPass(index, `embedding ${index.stats.chunks} chunks`);

@@ -12,10 +12,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { loadConfig } from '../../src/config/load-config.js';
 import type { Config } from '../../src/config/config.js';
 import { loadCorpus } from '../../src/corpus/load-corpus.js';
-import type { CorpusApp } from '../../src/http/app.js';
+import type { CorpusApp } from './test-server.js';
 import { assembleServer } from '../../src/http/assemble.js';
 import type { AuthenticationOptions } from '../../src/http/authentication.js';
 import { createLogger } from '../../src/logger.js';
+import { semanticServiceFromConfig } from '../../src/semantic/semantic-from-config.js';
 import { IndexHolder } from '../../src/mcp/index-holder.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { writeCorpusFiles } from './sample-corpus.js';
@@ -45,13 +46,15 @@ export async function startProtectedServer(
   const raw: string[] = [];
   const logger = createLogger({ level: 'debug', destination: { write: (chunk: string) => void raw.push(chunk) } });
 
-  const { corpusApp: app, attach } = assembleServer({
+  const { app: honoApp, mcp, attach } = assembleServer({
     config,
-    index: holder,
+    semantic: semanticServiceFromConfig(config.semantic, logger),
+    holder,
     logger,
     fileTokens: options.fileTokens ?? [],
     ...(options.oauthTuning ? { oauthTuning: options.oauthTuning } : {}),
   });
+  const app: CorpusApp = { app: honoApp, sessions: mcp.sessions, close: () => mcp.close() };
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s as Server));
   });

@@ -18,10 +18,11 @@ import { createSignIn } from '../../src/auth/server/sign-in.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { Config } from '../../src/config/config.js';
 import { loadCorpus } from '../../src/corpus/load-corpus.js';
-import type { CorpusApp } from '../../src/http/app.js';
+import type { CorpusApp } from './test-server.js';
 import { assembleServer } from '../../src/http/assemble.js';
 import type { AssembleOptions } from '../../src/http/assemble.js';
 import { createLogger } from '../../src/logger.js';
+import { semanticServiceFromConfig } from '../../src/semantic/semantic-from-config.js';
 import { IndexHolder } from '../../src/mcp/index-holder.js';
 import { SearchIndex } from '../../src/search/search-index.js';
 import { openStore } from '../../src/store/open-store.js';
@@ -379,7 +380,8 @@ export async function startSignInServer(
   const raw: string[] = [];
   const logger = createLogger({ level: 'debug', destination: { write: (chunk: string) => void raw.push(chunk) } });
   const store = openAuthStore ? await openAuthStore() : await openStore({ dataDir: config.auth.login!.dataDir });
-  const { corpusApp: app, attach } = assembleServer({ config, index: holder, logger, authStore: store, createSignIn, ...(tuning ? { signInTuning: tuning } : {}) });
+  const { app: honoApp, mcp, attach } = assembleServer({ config, semantic: semanticServiceFromConfig(config.semantic, logger), holder, logger, authStore: store, createSignIn, ...(tuning ? { signInTuning: tuning } : {}) });
+  const app: CorpusApp = { app: honoApp, sessions: mcp.sessions, close: () => mcp.close() };
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.app.fetch, hostname: '127.0.0.1', port }, () => resolve(s as Server));
   });

@@ -4,7 +4,7 @@
 // (2026-07-28) requests: they open no session, each is complete in itself and ends within the drain,
 // so answering them loses nothing, while refusing them would fail a client that a load balancer
 // had not yet steered away.
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { LEGACY_PROTOCOL_VERSIONS } from '../../mcp/protocol-versions.js';
 import type { MiddlewareHandler } from 'hono';
 
 /**
@@ -13,7 +13,7 @@ import type { MiddlewareHandler } from 'hono';
  * a 2025 version. Decided on the header alone, so the body is not read before authentication.
  */
 function mayOpenSession(protocolVersionHeader: string | undefined): boolean {
-  return protocolVersionHeader === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersionHeader);
+  return protocolVersionHeader === undefined || LEGACY_PROTOCOL_VERSIONS.includes(protocolVersionHeader);
 }
 
 /** JSON-RPC server-defined error code used for "server is shutting down". */

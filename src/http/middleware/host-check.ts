@@ -5,7 +5,7 @@
 // compared: the attack is about names, and a proxy may legitimately change the port.
 import type { MiddlewareHandler } from 'hono';
 import { isLoopbackHost } from '../../config/loopback-host.js';
-import { jsonRpcErrorBody, SERVER_ERROR } from '../json-rpc-error.js';
+import { jsonRpcErrorBody, SERVER_ERROR } from '../../mcp/json-rpc-error.js';
 
 export interface HostCheckOptions {
   /** The public origin, e.g. "https://docs.example.com"; its host name is allowed. */

@@ -10,7 +10,7 @@ import type { SemanticService } from '../../semantic/semantic-service.js';
 import { SERVER_PATHS } from '../../server-paths.js';
 
 export interface HealthRoutesOptions {
-  index: IndexHolder;
+  holder: IndexHolder;
   /** Extra reasons to report not ready, e.g. shutting down. Return a reason string, or undefined when fine. */
   notReadyReason?: () => string | undefined;
   /**
@@ -22,14 +22,14 @@ export interface HealthRoutesOptions {
   indexStatus?: (() => IndexStatus) | undefined;
 }
 
-export function healthRoutes({ index, notReadyReason, semantic, indexStatus }: HealthRoutesOptions): Hono {
+export function healthRoutes({ holder, notReadyReason, semantic, indexStatus }: HealthRoutesOptions): Hono {
   const routes = new Hono();
   routes.get(SERVER_PATHS.healthz, (c) => c.json({ status: 'ok' }));
   routes.get(SERVER_PATHS.readyz, (c) => {
     const extra = notReadyReason?.();
     if (extra !== undefined) return c.json({ status: 'unavailable', reason: extra }, 503);
-    if (index.failure) return c.json({ status: 'failed', reason: 'the index failed to build' }, 503);
-    const served = index.current;
+    if (holder.failure) return c.json({ status: 'failed', reason: 'the index failed to build' }, 503);
+    const served = holder.current;
     if (!served) return c.json({ status: 'starting', reason: 'the index is being built', ...buildField(indexStatus?.().progress) }, 503);
     const { documents, chunks } = served.index.stats;
     // A failed reload leaves the previous index serving: still ready (200), with the failure shown.

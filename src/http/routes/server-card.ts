@@ -8,6 +8,9 @@
 import { Hono } from 'hono';
 import { etag, RETAINED_304_HEADERS } from 'hono/etag';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { McpService } from '../../mcp/mcp-service.js';
+import { SERVED_PROTOCOL_VERSIONS } from '../../mcp/protocol-versions.js';
+import { SERVER_IDENTITY } from '../../mcp/server-identity.js';
 import type { ServerIdentity } from '../../mcp/server-identity.js';
 import { mcpResourceUrl, SERVER_PATHS } from '../../server-paths.js';
 
@@ -91,4 +94,16 @@ export function serverCardRoutes(options: ServerCardOptions): Hono {
     return c.body(body, 200, { ...cors, 'content-type': type, 'cache-control': 'public, max-age=3600', vary: 'Accept' });
   });
   return routes;
+}
+
+/** The card of this server's MCP endpoint: its identity, version, served revisions and the very tool table tools/list answers. */
+export function endpointCardRoutes(service: McpService, { publicUrl, authorization }: Pick<ServerCardOptions, 'publicUrl' | 'authorization'>): Hono {
+  return serverCardRoutes({
+    publicUrl,
+    identity: SERVER_IDENTITY,
+    version: service.serverInfo.version,
+    protocolVersions: SERVED_PROTOCOL_VERSIONS,
+    tools: service.listToolsResult.tools,
+    authorization,
+  });
 }

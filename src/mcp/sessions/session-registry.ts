@@ -4,8 +4,9 @@
 import { LRUCache } from 'lru-cache';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { sessionLogId, silentLogger } from '../logger.js';
-import type { Logger } from '../logger.js';
+import { sessionLogId, silentLogger } from '../../logger.js';
+import type { Logger } from '../../logger.js';
+import type { McpEvents } from '../mcp-events.js';
 
 /** Why a session ended: LRU cap, idle TTL, client DELETE, or server shutdown. */
 export const SESSION_END_REASONS = ['evicted', 'expired', 'deleted', 'shutdown'] as const;
@@ -42,22 +43,22 @@ export interface SessionRegistryOptions {
    */
   maxSessionsPerPrincipal?: number;
   logger?: Logger;
-  /** Called on every creation and ending (metrics). Must not throw. */
-  onEvent?: (event: SessionEvent) => void;
+  /** Hears every creation and ending (`session` events, for metrics). Default none. */
+  events?: McpEvents;
 }
 
 export class SessionRegistry {
   readonly #cache: LRUCache<string, Session>;
   readonly #logger: Logger;
-  readonly #onEvent: ((event: SessionEvent) => void) | undefined;
+  readonly #events: McpEvents | undefined;
   readonly #maxPerPrincipal: number;
-  /** Live sessions per owner. */
-  readonly #perOwner = new Map<string, number>();
+  /** Live sessions per principal (a session's owner). */
+  readonly #perPrincipal = new Map<string, number>();
   /** Ids being closed to make room under the per-owner bound, reported as evicted. */
   readonly #evicting = new Set<string>();
   #closing = false;
 
-  constructor({ maxSessions, idleTtlMs, maxSessionsPerPrincipal = maxSessions, logger = silentLogger, onEvent }: SessionRegistryOptions) {
+  constructor({ maxSessions, idleTtlMs, maxSessionsPerPrincipal = maxSessions, logger = silentLogger, events }: SessionRegistryOptions) {
     if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError(`maxSessions must be a whole number ≥ 1, got ${maxSessions}`);
     if (!Number.isFinite(idleTtlMs) || idleTtlMs < 1) throw new RangeError(`idleTtlMs must be ≥ 1, got ${idleTtlMs}`);
     if (!Number.isInteger(maxSessionsPerPrincipal) || maxSessionsPerPrincipal < 1) {
@@ -65,7 +66,7 @@ export class SessionRegistry {
     }
     this.#maxPerPrincipal = maxSessionsPerPrincipal;
     this.#logger = logger;
-    this.#onEvent = onEvent;
+    this.#events = events;
     this.#cache = new LRUCache<string, Session>({
       max: maxSessions,
       ttl: idleTtlMs,
@@ -94,7 +95,7 @@ export class SessionRegistry {
 
   /** Registers a new session; may evict the owner's or everyone's least recently used one. */
   add(session: Session): void {
-    if (session.owner !== undefined && (this.#perOwner.get(session.owner) ?? 0) >= this.#maxPerPrincipal) this.#evictIdlestOf(session.owner);
+    if (session.owner !== undefined && (this.#perPrincipal.get(session.owner) ?? 0) >= this.#maxPerPrincipal) this.#evictIdlestOf(session.owner);
     this.#countOwner(session.owner, 1);
     this.#cache.set(session.id, session);
     this.#emit({ type: 'created', session });
@@ -153,9 +154,9 @@ export class SessionRegistry {
 
   #countOwner(owner: string | undefined, delta: 1 | -1): void {
     if (owner === undefined) return;
-    const count = (this.#perOwner.get(owner) ?? 0) + delta;
-    if (count > 0) this.#perOwner.set(owner, count);
-    else this.#perOwner.delete(owner);
+    const count = (this.#perPrincipal.get(owner) ?? 0) + delta;
+    if (count > 0) this.#perPrincipal.set(owner, count);
+    else this.#perPrincipal.delete(owner);
   }
 
   #end(session: Session, reason: SessionEndReason): void {
@@ -166,10 +167,6 @@ export class SessionRegistry {
   }
 
   #emit(event: SessionEvent): void {
-    try {
-      this.#onEvent?.(event);
-    } catch (error) {
-      this.#logger.error({ err: error }, 'session event hook threw');
-    }
+    this.#events?.emit('session', event);
   }
 }

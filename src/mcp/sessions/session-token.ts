@@ -8,8 +8,8 @@
 import { hkdfSync } from 'node:crypto';
 import { EncryptJWT, errors as joseErrors, jwtDecrypt } from 'jose';
 import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
-import { CodedError } from '../coded-error.js';
-import { MIN_SESSION_SECRET_CHARS } from '../config/schema.js';
+import { CodedError } from '../../coded-error.js';
+import { MIN_SESSION_SECRET_CHARS } from '../../config/schema.js';
 
 /**
  * Largest JSON, in characters, kept of the client's info and of its capabilities. Beyond it only

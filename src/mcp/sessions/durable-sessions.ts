@@ -11,12 +11,12 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { sessionLogId, silentLogger } from '../logger.js';
-import type { Logger } from '../logger.js';
+import { sessionLogId, silentLogger } from '../../logger.js';
+import type { Logger } from '../../logger.js';
 import type { SessionRevocations } from './session-revocations.js';
 import type { SessionClaims, SessionTokens } from './session-token.js';
 import { SessionTokenError } from './session-token.js';
-import type { Session, SessionRegistry } from './sessions.js';
+import type { Session, SessionRegistry } from './session-registry.js';
 
 /**
  * Why a request's session could not be used; every one of them is answered 404 (as for an unknown

@@ -3,7 +3,7 @@
 // keep-alive comments for a while. An idle stream is closed the graceful way, with the listen's own
 // result, so the client sees a subscription that ended rather than a connection that broke, and may
 // listen again; one it never needed again stops holding a connection.
-import { listenEndedMessage } from '../mcp/modern-server.js';
+import { listenEndedMessage } from '../modern-server.js';
 
 /** The JSON-RPC id of a `subscriptions/listen` request body, or undefined for any other body (a batch included). */
 export function listenRequestId(body: unknown): string | number | undefined {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Session, SessionEvent } from './sessions.js';
-import { SessionRegistry } from './sessions.js';
+import type { Session, SessionEvent } from './session-registry.js';
+import { SessionRegistry } from './session-registry.js';
+import { listening } from '../../../test/support/listening.js';
 
 function fakeSession(id: string, closes: string[]): Session {
   // Only what the registry touches: closing the server is how a session ends.
@@ -23,7 +24,7 @@ describe('SessionRegistry', () => {
     it('evicts the least recently used session beyond maxSessions, closing it and reporting "evicted"', async () => {
       const closes: string[] = [];
       const events: string[] = [];
-      const registry = new SessionRegistry({ maxSessions: 2, idleTtlMs: 60_000, onEvent: (e: SessionEvent) => events.push(`${e.type}:${e.session.id}`) });
+      const registry = new SessionRegistry({ maxSessions: 2, idleTtlMs: 60_000, events: listening('session', (e: SessionEvent) => void events.push(`${e.type}:${e.session.id}`)) });
       registry.add(fakeSession('a', closes));
       registry.add(fakeSession('b', closes));
       registry.get('a');
@@ -54,7 +55,7 @@ describe('SessionRegistry', () => {
     it('closes the session once and reports "deleted"; deleting again is harmless', async () => {
       const closes: string[] = [];
       const events: string[] = [];
-      const registry = new SessionRegistry({ maxSessions: 5, idleTtlMs: 60_000, onEvent: (e) => events.push(e.type) });
+      const registry = new SessionRegistry({ maxSessions: 5, idleTtlMs: 60_000, events: listening('session', (e) => void events.push(e.type)) });
       registry.add(fakeSession('a', closes));
       registry.delete('a');
       registry.delete('a');
@@ -69,7 +70,7 @@ describe('SessionRegistry', () => {
     it('closes every session and reports "shutdown" for each', async () => {
       const closes: string[] = [];
       const events: string[] = [];
-      const registry = new SessionRegistry({ maxSessions: 5, idleTtlMs: 60_000, onEvent: (e) => events.push(e.type) });
+      const registry = new SessionRegistry({ maxSessions: 5, idleTtlMs: 60_000, events: listening('session', (e) => void events.push(e.type)) });
       registry.add(fakeSession('a', closes));
       registry.add(fakeSession('b', closes));
       await registry.closeAll();
@@ -79,14 +80,14 @@ describe('SessionRegistry', () => {
     });
   });
 
-  describe('onEvent', () => {
+  describe('events', () => {
     it('cannot break the registry by throwing', () => {
       const registry = new SessionRegistry({
         maxSessions: 1,
         idleTtlMs: 60_000,
-        onEvent: () => {
+        events: listening('session', () => {
           throw new Error('hook failed');
-        },
+        }),
       });
       expect(() => registry.add(fakeSession('a', []))).not.toThrow();
       expect(registry.get('a')?.id).toBe('a');

@@ -5,7 +5,7 @@
 // id would have expired anyway.
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { Store } from '../store/store.js';
+import type { Store } from '../../store/store.js';
 
 /** Where revocations are shared between replicas (PostgreSQL through the store). */
 export interface SharedRevocations {
