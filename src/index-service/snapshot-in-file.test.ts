@@ -141,7 +141,7 @@ describe('IndexService, serving from a snapshot file', () => {
     const served: SearchIndex[] = [];
     const runs: string[] = [];
     const service = new IndexService({
-      sink: {
+      holder: {
         set({ index }) {
           served.push(index);
           return { generation: served.length };

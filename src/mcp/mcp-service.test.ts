@@ -307,7 +307,7 @@ describe('createMcpService, over an index whose snapshot file was damaged after 
       }).index;
       const holder = new IndexHolder();
       holder.set({ index, skipped: [] });
-      const service = createMcpService({ index: holder, indexWaitMs: 5000 });
+      const service = createMcpService({ holder, indexWaitMs: 5000 });
       const result = await service.callTool('get_document', { source: 'guide.md' }, { era: 'legacy' });
       expect(result.isError).toBe(true);
       const text = (result.content[0] as { text: string }).text;
