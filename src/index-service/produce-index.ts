@@ -54,8 +54,14 @@ export function checkSnapshotInWorker(job: IndexJob): Promise<SnapshotCheck> {
       settled = true;
       // A file that does not serve is closed now; one that does stays open as long as its index lives.
       if (!('result' in check)) {
-        if (read !== undefined) read.file.close();
-        else if (fd !== undefined) closeSync(fd);
+        // The checksum may be mid-read through this descriptor: close it once that read has ended
+        // (`verify` stops at its next step once settled), never under it. Closing it at once failed
+        // the pending read with EBADF, an unhandled rejection that ended the server when a changed
+        // corpus refused the snapshot.
+        if (read !== undefined) {
+          const { file, verified } = read;
+          void verified.catch(() => false).finally(() => file.close());
+        } else if (fd !== undefined) closeSync(fd);
       }
       resolve(check);
     };
