@@ -4,7 +4,7 @@
 // fresh snapshot. Either way the result is one encoded snapshot (bytes) that the main
 // thread decodes, so an index served from a snapshot and one freshly built are the same bytes.
 import { loadCorpus, type LoadProgress } from '../corpus/load-corpus.js';
-import { encodeIndexSnapshot } from '../search/index-snapshot.js';
+import { encodeIndexSnapshot } from '../search/snapshot-encode.js';
 import { SearchIndex } from '../search/search-index.js';
 import { contentDigest, encodeManifest, manifestOf, walkForManifest } from './corpus-manifest.js';
 import { checkSnapshot, MANIFEST_SECTION, maxFileBytesOf, needsSnapshotCheck } from './snapshot-check.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { markdownDocument as doc } from '../../test/support/markdown-document.js';
-import { encodeIndexSnapshot } from '../search/index-snapshot.js';
+import { encodeIndexSnapshot } from '../search/snapshot-encode.js';
 import { SearchIndex } from '../search/search-index.js';
 import { openSnapshotFile, readSnapshotFileUnverified, writeSnapshotFile, writeSnapshotFileInPieces } from './snapshot-file.js';
 import { SnapshotInFile, snapshotExtents } from './snapshot-in-file.js';

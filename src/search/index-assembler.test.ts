@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Document } from '../corpus/document.js';
 import { markdownSections } from '../corpus/extract/markdown.js';
-import { encodeIndexSnapshot } from './index-snapshot.js';
+import { encodeIndexSnapshot } from './snapshot-encode.js';
 import { SearchIndex } from './search-index.js';
 import { buildSearchIndexParts, SearchIndexBuild, type BuiltParts } from './search-index-build.js';
 import { tokenizeBatch } from './tokenize-batch.js';

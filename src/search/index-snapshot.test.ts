@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Document } from '../corpus/document.js';
 import { markdownDocument as doc } from '../../test/support/markdown-document.js';
-import { decodeIndexSnapshot, encodeIndexSnapshot, readSnapshotHeader, SNAPSHOT_LAYOUT, snapshotSection } from './index-snapshot.js';
+import { decodeIndexSnapshot, readSnapshotHeader, SNAPSHOT_LAYOUT, snapshotSection } from './index-snapshot.js';
+import { encodeIndexSnapshot } from './snapshot-encode.js';
 import { SearchIndex } from './search-index.js';
 import type { SearchIndexOptions } from './search-index.js';
 

@@ -19,14 +19,14 @@
 // Sections the decoder does not know are skipped, which leaves room for optional data (e.g. vectors).
 import { InvertedIndex, type InvertedIndexParts } from './inverted-index.js';
 import { SearchIndex, type SearchIndexParts } from './search-index.js';
-import { DocumentBytes, type ByteTable, type ReadRange } from './document-table.js';
+import { DocumentBytes, type ReadRange } from './document-table.js';
 import { resolveSearchOptions } from './search-options.js';
 import { CodedError } from '../coded-error.js';
 
 /** Bumped whenever the byte layout changes; a snapshot of another layout is refused. */
 export const SNAPSHOT_LAYOUT = 3;
-const MAGIC = 'CORPUSIX';
-const PREAMBLE_BYTES = 24;
+export const MAGIC = 'CORPUSIX';
+export const PREAMBLE_BYTES = 24;
 
 /**
  * Why bytes are not a snapshot this code can read; `damaged`: a section left in its file no longer
@@ -36,7 +36,7 @@ export type SnapshotErrorCode = 'not_a_snapshot' | 'foreign_layout' | 'truncated
 
 export class SnapshotError extends CodedError<SnapshotErrorCode> {}
 
-type SectionType = 'u8' | 'u16' | 'u32' | 'f32' | 'f64';
+export type SectionType = 'u8' | 'u16' | 'u32' | 'f32' | 'f64';
 
 /** Where one section sits: `byteLength` bytes at `offset` from the start of the snapshot. */
 export interface SnapshotSection {
@@ -78,15 +78,6 @@ export interface SnapshotHeader {
   meta: unknown;
 }
 
-export interface EncodeOptions {
-  /** Identifies the code that built the index; stored in the header. */
-  engine: string;
-  /** Any JSON value, stored in the header as is (the manifest the caller checks on load). */
-  meta?: unknown;
-  /** Optional extra sections (raw bytes), kept by name; decoders that do not know them skip them. */
-  extra?: Readonly<Record<string, Uint8Array>>;
-}
-
 const ARRAY_TYPES = {
   u8: Uint8Array,
   u16: Uint16Array,
@@ -95,104 +86,7 @@ const ARRAY_TYPES = {
   f64: Float64Array,
 } as const;
 
-const align8 = (n: number): number => (n + 7) & ~7;
-
-/** The index, its documents and `meta` as one self-describing byte array. */
-export function encodeIndexSnapshot(index: SearchIndex, options: EncodeOptions): Uint8Array {
-  const parts = index.parts();
-  const encoder = new TextEncoder();
-  const texts = parts.documents.map((d) => encoder.encode(d.text));
-  const textOffsets = new Float64Array(texts.length + 1);
-  for (let d = 0; d < texts.length; d += 1) textOffsets[d + 1] = (textOffsets[d] as number) + (texts[d] as Uint8Array).length;
-  const records = byteTable(
-    parts.documents.map((document) => {
-      const { text: _text, ...record } = document;
-      return encoder.encode(JSON.stringify(record));
-    }),
-  );
-  const sources = byteTable(parts.documents.map((document) => encoder.encode(document.source)));
-  const inv = parts.inverted;
-  const payload: Array<[string, SectionType, ArrayBufferView]> = [
-    ['documentRecords', 'u8', records.blob],
-    ['documentRecordOffsets', 'f64', records.offsets],
-    ['sources', 'u8', sources.blob],
-    ['sourceOffsets', 'f64', sources.offsets],
-    ['headings', 'u8', encoder.encode(JSON.stringify(parts.headings))],
-    ['terms', 'u8', encoder.encode(JSON.stringify(inv.terms))],
-    ['firstChunk', 'u32', parts.firstChunk],
-    ['chunkStart', 'u32', parts.chunkStart],
-    ['chunkEnd', 'u32', parts.chunkEnd],
-    ['chunkPage', 'u32', parts.chunkPage],
-    ['chunkHeading', 'u32', parts.chunkHeading],
-    ['textOffsets', 'f64', textOffsets],
-    ['idf', 'f64', inv.idf],
-    ['postingStart', 'u32', inv.postingStart],
-    ['postingChunk', 'u32', inv.postingChunk],
-    ['postingWeight', 'f32', inv.postingWeight],
-    ['maxWeight', 'f32', inv.maxWeight],
-    ['forwardStart', 'u32', inv.forwardStart],
-    ['forwardTerm', 'u32', inv.forwardTerm],
-    ['forwardTf', 'u16', inv.forwardTf],
-    ['bodyLength', 'u32', inv.bodyLength],
-  ];
-  for (const [name, bytes] of Object.entries(options.extra ?? {})) {
-    if (payload.some(([known]) => known === name) || name === 'text') throw new RangeError(`extra snapshot section "${name}" clashes with a built-in one`);
-    payload.push([name, 'u8', bytes]);
-  }
-  const textBytes = textOffsets[texts.length] as number;
-
-  // The header holds the offsets, and its length moves them; lay out twice with a padded length.
-  const sections: SnapshotSection[] = [];
-  const header: SnapshotHeader = {
-    layout: SNAPSHOT_LAYOUT,
-    engine: options.engine,
-    totalBytes: 0,
-    options: parts.options,
-    buildSeconds: parts.buildSeconds,
-    documents: parts.documents.length,
-    chunks: parts.chunkStart.length,
-    terms: inv.terms.length,
-    sections,
-    meta: options.meta ?? null,
-  };
-  const layOut = (headerBytes: number): number => {
-    sections.length = 0;
-    let at = align8(PREAMBLE_BYTES + headerBytes);
-    for (const [name, type, view] of payload) {
-      sections.push({ name, type, offset: at, byteLength: view.byteLength });
-      at = align8(at + view.byteLength);
-    }
-    sections.push({ name: 'text', type: 'u8', offset: at, byteLength: textBytes });
-    return align8(at + textBytes);
-  };
-  let headerBytes = 0;
-  let json = '';
-  for (;;) {
-    header.totalBytes = layOut(headerBytes);
-    json = JSON.stringify(header);
-    const needed = encoder.encode(json).length;
-    if (needed <= headerBytes) break;
-    headerBytes = needed + 64;
-  }
-
-  const out = new Uint8Array(header.totalBytes);
-  const view = new DataView(out.buffer);
-  out.set(encoder.encode(MAGIC), 0);
-  view.setUint32(8, SNAPSHOT_LAYOUT, true);
-  view.setUint32(12, headerBytes, true);
-  view.setFloat64(16, header.totalBytes, true);
-  out.fill(0x20, PREAMBLE_BYTES, PREAMBLE_BYTES + headerBytes); // JSON tolerates trailing spaces
-  out.set(encoder.encode(json), PREAMBLE_BYTES);
-  payload.forEach(([, , data], i) => {
-    out.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), (sections[i] as SnapshotSection).offset);
-  });
-  let at = (sections[sections.length - 1] as SnapshotSection).offset;
-  for (const text of texts) {
-    out.set(text, at);
-    at += text.length;
-  }
-  return out;
-}
+export const align8 = (n: number): number => (n + 7) & ~7;
 
 /**
  * The header of a snapshot, after checking the magic, the layout version and that the input is as
@@ -368,15 +262,6 @@ function sourceOfBytes(input: Uint8Array): SnapshotSource {
   const header = readSnapshotHeader(input);
   const bytes = input.byteOffset % 8 === 0 ? input : input.slice();
   return { header, resident: (name) => snapshotSection(bytes, header, name), reader: () => undefined };
-}
-
-/** `items` as one blob and the offset of each (plus the end). */
-function byteTable(items: readonly Uint8Array[]): ByteTable {
-  const offsets = new Float64Array(items.length + 1);
-  for (let i = 0; i < items.length; i += 1) offsets[i + 1] = (offsets[i] as number) + (items[i] as Uint8Array).length;
-  const blob = new Uint8Array(offsets[items.length] as number);
-  items.forEach((item, i) => blob.set(item, offsets[i] as number));
-  return { blob, offsets };
 }
 
 /**
