@@ -1,4 +1,4 @@
-// Entry point: read the configuration, start checking INDEX_FILE in a worker thread, load the server
+// Entry point: start checking INDEX_FILE in a worker thread, read the configuration, load the server
 // and listen at once so /healthz answers, then have the index service produce the index (from
 // INDEX_FILE when it matches, else built in a child process; refusing to run without documents),
 // reload it on SIGHUP and, with CORPUS_WATCH, on file changes, and close cleanly on SIGTERM/SIGINT.
@@ -8,19 +8,30 @@ import { resolve } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import type { ServerType } from '@hono/node-server';
 import pkg from '../package.json' with { type: 'json' };
-import { availableCpus } from './available-cpus.js';
-import { ConfigError } from './config/config-error.js';
-import { loadConfig } from './config/load-config.js';
-import { VECTOR_SAVE_WAIT_MS } from './config/server-defaults.js';
+import { snapshotPathsFromEnvironment } from './config/early-paths.js';
 import type { Config } from './config/config.js';
 import type { AssembleOptions } from './http/assemble.js';
-import { checkSnapshotInWorker, produceIndex } from './index-service/produce-index.js';
-import { runInChild } from './index-service/run-in-child.js';
+import { startCheckThread } from './index-service/snapshot-check-thread.js';
 import type { Store } from './store/store.js';
-import { indexJobOf } from './index-job-of.js';
-import { mcpResourceUrl } from './server-paths.js';
+
+// The snapshot check starts first, from the paths the environment names, before anything heavier than
+// this file's imports loads: on a large corpus its walk is the longest stretch of a boot. Its job
+// follows once the configuration is loaded (below), and it is used only if that job has these paths.
+const earlyPaths = snapshotPathsFromEnvironment();
+const startedCheck = earlyPaths === undefined ? undefined : startCheckThread(earlyPaths);
 
 async function main(): Promise<void> {
+  const [{ availableCpus }, { ConfigError }, { loadConfig }, { VECTOR_SAVE_WAIT_MS }, { checkSnapshotInWorker, produceIndex }, { runInChild }, { indexJobOf }, { mcpResourceUrl }] =
+    await Promise.all([
+      import('./available-cpus.js'),
+      import('./config/config-error.js'),
+      import('./config/load-config.js'),
+      import('./config/server-defaults.js'),
+      import('./index-service/produce-index.js'),
+      import('./index-service/run-in-child.js'),
+      import('./index-job-of.js'),
+      import('./server-paths.js'),
+    ]);
   let config: Config;
   try {
     config = loadConfig(undefined, { cpus: availableCpus() }); // the process's environment
@@ -33,9 +44,10 @@ async function main(): Promise<void> {
   }
   const job = await indexJobOf(config);
   const indexFile = job.indexFile;
-  // The snapshot is checked in a worker thread from here on, while this thread loads the server's
-  // modules (about a second of compiling on a small machine): they are imported below, not above.
-  let snapshotCheck = indexFile !== undefined ? checkSnapshotInWorker(job) : undefined;
+  // The snapshot is checked in a worker thread (the one started above when it has the job's paths)
+  // while this thread loads the server's modules: they are imported below, not above.
+  let snapshotCheck = indexFile !== undefined ? checkSnapshotInWorker(job, startedCheck) : undefined;
+  if (indexFile === undefined) startedCheck?.cancel();
   const [
     { serve },
     { StaticTokenConfigError },

@@ -5,6 +5,7 @@
 // decides which reader parses it: load-config.ts, auth.ts or login.ts), then using the parsed value
 // there, and `npm run docs:config`.
 import { LOG_LEVELS } from '../logger.js';
+import { DEFAULT_CORPUS_DIR } from './early-paths.js';
 import { MAX_EMBEDDING_DIMENSIONS } from '../providers/embeddings-client.js';
 import { DEFAULT_SEARCH_OPTIONS, SEARCH_OPTION_RANGES } from '../search/search-options.js';
 import { MAX_TOP_K } from '../search/top-k.js';
@@ -74,7 +75,7 @@ const DAY = 86_400;
 
 /** Read together by loadConfig. */
 export const SERVER_VARIABLES = {
-  CORPUS_DIR: variable('Corpus and network', text('./corpus'), 'Folder of documents to serve, relative to the working directory.'),
+  CORPUS_DIR: variable('Corpus and network', text(DEFAULT_CORPUS_DIR), 'Folder of documents to serve, relative to the working directory.'),
   HOST: variable('Corpus and network', text('127.0.0.1'), 'Interface to bind. The default accepts connections from this machine only; any other `HOST` needs `PUBLIC_URL`, and authentication or `ALLOW_UNAUTHENTICATED=true`.'),
   PORT: variable('Corpus and network', integer(0, 65535, 8080), 'TCP port; 0 picks a free one.'),
   PUBLIC_URL: variable('Corpus and network', url(),

@@ -181,15 +181,16 @@ export class UnreadFileError extends CodedError<'unread_file'> {
 /**
  * Why the corpus at `root` no longer matches `manifest`, in words for the log, or undefined when it
  * matches. `maxFileBytes` must be the limit the build used (a file over it was never read). With
- * `readTouched: false` it reads no file and throws `UnreadFileError` where it would have to.
+ * `readTouched: false` it reads no file and throws `UnreadFileError` where it would have to. `walked`:
+ * the walk of `root`, when it was begun before.
  */
 export async function manifestDifference(
   manifest: Manifest | StoredManifest,
   root: string,
   maxFileBytes: number,
-  { readTouched = true }: { readTouched?: boolean } = {},
+  { readTouched = true, walked }: { readTouched?: boolean; walked?: Promise<WalkResult | undefined> } = {},
 ): Promise<string | undefined> {
-  const files = bySource((await walkForManifest(root))?.files ?? []);
+  const files = bySource((await (walked ?? walkForManifest(root)))?.files ?? []);
   const stored = manifest instanceof StoredManifest ? manifest : StoredManifest.of(manifest);
   const { sources, numbers } = stored;
   const n = stored.length;

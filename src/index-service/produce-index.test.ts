@@ -11,6 +11,7 @@ import { decodeIndexSnapshot } from '../search/index-snapshot.js';
 import { runIndexJob } from './index-job.js';
 import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import { checkSnapshotInWorker, produceIndex } from './produce-index.js';
+import { startCheckThread } from './snapshot-check-thread.js';
 import { snapshotExtents } from './snapshot-in-file.js';
 import type { SnapshotInFile } from './snapshot-in-file.js';
 
@@ -122,5 +123,25 @@ describe('checkSnapshotInWorker', () => {
 
   it('answers why a snapshot is refused', async () => {
     await expect(checkSnapshotInWorker({ ...job, engine: 'engine-b' })).resolves.toMatchObject({ refused: { code: 'foreign_version' } });
+  });
+
+  it('uses a thread started from the paths before the job existed, and decides only once the job arrives', async () => {
+    const started = startCheckThread({ corpusRoot: job.corpusRoot, indexFile: job.indexFile as string });
+    // The thread reads and walks meanwhile, and refuses nothing yet: a job of another engine arriving
+    // late is still refused for it.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect(checkSnapshotInWorker({ ...job, engine: 'engine-b' }, started)).resolves.toMatchObject({ refused: { code: 'foreign_version' } });
+    const again = startCheckThread({ corpusRoot: job.corpusRoot, indexFile: job.indexFile as string });
+    const checked = await checkSnapshotInWorker(job, again);
+    expect(checked).toMatchObject({ result: { origin: 'snapshot' } });
+    if ('result' in checked) (checked.result.source as SnapshotInFile).close();
+  });
+
+  it('starts a thread of its own when the one started has other paths', async () => {
+    // Started for a corpus folder that does not exist: used, it would find every file removed.
+    const elsewhere = startCheckThread({ corpusRoot: join(dir, 'elsewhere'), indexFile: job.indexFile as string });
+    const checked = await checkSnapshotInWorker(job, elsewhere);
+    expect(checked).toMatchObject({ result: { origin: 'snapshot' } });
+    if ('result' in checked) (checked.result.source as SnapshotInFile).close();
   });
 });

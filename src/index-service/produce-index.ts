@@ -8,47 +8,36 @@
 // leaves the decision to the build process, which checks fully and builds when it must (as every
 // reload does: run-in-child.ts). A refused snapshot goes to the build process with the reason, so it
 // is not read again.
-import { closeSync, openSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
-import { entryFile } from '../entry-file.js';
+import { closeSync } from 'node:fs';
 import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import { runInChild } from './run-in-child.js';
 import { needsSnapshotCheck } from './snapshot-check.js';
+import type { SnapshotCheck } from './snapshot-check.js';
+import { checkTargetOf, sameTarget, startCheckThread } from './snapshot-check-thread.js';
+import type { CheckThread, SnapshotCheckReply } from './snapshot-check-thread.js';
 import { checksumRefusal } from './snapshot-file.js';
 import { SnapshotInFile } from './snapshot-in-file.js';
-import type { SnapshotCheck } from './snapshot-check.js';
-import type { SnapshotHeader } from '../search/index-snapshot.js';
 
 /**
- * What the check worker sends: first the snapshot's resident part (shared), read through the
- * descriptor this thread opened, and the digest the whole file must hash to, once the file is found
- * whole; then that it matches (`ok`) or the check's other outcomes.
+ * Checks `job`'s snapshot file in a worker thread: `started` when it was started for the job's very
+ * paths (main.ts starts one before the configuration is loaded), else a new one. Never rejects: a
+ * worker that cannot run answers `undecided`, so the build process checks instead.
  */
-export type SnapshotCheckReply =
-  | { read: { buffer: SharedArrayBuffer; byteOffset: number; byteLength: number; digest: Uint8Array; fd: number; path: string; header: SnapshotHeader } }
-  | { ok: { timings: Record<string, number> } }
-  | Exclude<SnapshotCheck, { result: IndexJobResult }>
-  | { failed: string };
-
-const worker = entryFile(import.meta.url, 'snapshot-check-worker');
-// From sources, tsx's loader must be registered before the .ts entry loads (`--import tsx` in a
-// worker's execArgv is not in place yet when the entry loads), so a line of script does both. tsx is
-// resolved here, from this project, not from the worker's working folder.
-const workerScript = worker.fromSources
-  ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(worker.url.href)}); })`
-  : undefined;
-
-/**
- * Starts checking `job`'s snapshot file in a worker thread. Never rejects: a worker that cannot run
- * answers `undecided`, so the build process checks instead.
- */
-export function checkSnapshotInWorker(job: IndexJob): Promise<SnapshotCheck> {
+export function checkSnapshotInWorker(job: IndexJob, started?: CheckThread): Promise<SnapshotCheck> {
+  const target = checkTargetOf(job);
+  let thread = started;
+  if (thread !== undefined && !sameTarget(thread.target, target)) {
+    thread.cancel();
+    thread = undefined;
+  }
+  const checker = thread ?? startCheckThread(target);
   return new Promise((resolve) => {
     let settled = false;
+    let cancelled = false;
     // The checksum, computed here from the moment the bytes arrive.
     let read: { file: SnapshotInFile; verified: Promise<boolean> } | undefined;
     // Opened on this thread, which owns it: Node closes the descriptors a worker opened when it ends.
-    const fd = openOrUndefined(job.indexFile as string);
+    const { fd } = checker;
     const settle = (check: SnapshotCheck): void => {
       if (settled) return;
       settled = true;
@@ -61,21 +50,13 @@ export function checkSnapshotInWorker(job: IndexJob): Promise<SnapshotCheck> {
         if (read !== undefined) {
           const { file, verified } = read;
           void verified.catch(() => false).finally(() => file.close());
-        } else if (fd !== undefined) closeSync(fd);
+        } else if (fd !== undefined && !cancelled) closeSync(fd);
       }
       resolve(check);
     };
     const failed = (why: string): void => settle({ undecided: `the snapshot check in a worker thread failed (${why})` });
     let checksumMs = 0;
-    let answered = false;
-    let thread: Worker;
-    try {
-      thread = workerScript !== undefined ? new Worker(workerScript, { eval: true, workerData: { job, fd } }) : new Worker(worker.url, { workerData: { job, fd } });
-    } catch (error) {
-      failed(error instanceof Error ? error.message : String(error));
-      return;
-    }
-    thread.on('message', (reply: SnapshotCheckReply) => {
+    const onReply = (reply: SnapshotCheckReply): void => {
       if ('read' in reply) {
         const { buffer, byteOffset, byteLength, ...rest } = reply.read;
         let file: SnapshotInFile;
@@ -94,13 +75,12 @@ export function checkSnapshotInWorker(job: IndexJob): Promise<SnapshotCheck> {
         read = { file, verified };
         return;
       }
-      answered = true;
       if ('ok' in reply) {
         const { timings } = reply.ok;
         if (read === undefined) return failed('it found the snapshot matching without sending its bytes');
         const { file, verified } = read;
         void verified.then((intact) => {
-          if (!intact) return settle({ refused: { code: 'corrupt', reason: checksumRefusal(job.indexFile as string).message } });
+          if (!intact) return settle({ refused: { code: 'corrupt', reason: checksumRefusal(target.indexFile).message } });
           settle({ result: { bytes: file.residentBytes, source: file, origin: 'snapshot', timings: { ...timings, checksumMs } } });
         }, (error: unknown) => failed(error instanceof Error ? error.message : String(error)));
       } else if ('failed' in reply) {
@@ -108,26 +88,17 @@ export function checkSnapshotInWorker(job: IndexJob): Promise<SnapshotCheck> {
       } else {
         settle(reply);
       }
-    });
-    thread.once('error', (error) => failed(error.message));
-    thread.once('exit', (code) => {
-      if (!answered) failed(`it ended with code ${code} before answering`);
-    });
+    };
+    checker.listen(onReply, failed);
+    try {
+      checker.send(job);
+    } catch (error) {
+      // Never sent (a job that cannot be cloned): the thread would wait for it for ever.
+      cancelled = true;
+      checker.cancel();
+      failed(error instanceof Error ? error.message : String(error));
+    }
   });
-}
-
-function openOrUndefined(path: string): number | undefined {
-  try {
-    return openSync(path, 'r');
-  } catch {
-    return undefined; // the worker opens it and says why it cannot
-  }
-}
-
-/** What the check worker is given: the job, and the snapshot file opened by this thread when it could be. */
-export interface SnapshotCheckWork {
-  job: IndexJob;
-  fd: number | undefined;
 }
 
 /**

@@ -1,21 +1,25 @@
-// Entry of the worker thread that checks a snapshot file at boot (produce-index.ts): receives the job
-// as workerData, reads the file's resident part into shared memory and sends it at once (`read`, with
-// the open descriptor and the digest the file must hash to: the server verifies it while this thread
-// goes on, and serves the texts from the file: snapshot-in-file.ts), then answers whether it matches
-// the engine, options and corpus, the reason it was refused, or that only the corpus files' bytes
-// could decide, and ends. A thread rather than a process: it starts in tens of milliseconds, loads
-// only the checking code, runs on another core while the server loads its own modules, and reads no
-// corpus file, so it allocates little besides the snapshot's resident bytes, which the server keeps.
+// Entry of the worker thread that checks a snapshot file at boot (snapshot-check-thread.ts): receives
+// the snapshot's and the corpus's paths as workerData and starts reading the file and walking the
+// corpus at once; the job (engine, index options) follows as the first message. Once the file is
+// found whole and made by that engine with those options, it sends the resident part, read into
+// shared memory (`read`, with the open descriptor and the digest the file must hash to: the server
+// verifies it while this thread goes on, and serves the texts from the file: snapshot-in-file.ts),
+// then answers whether it matches the corpus, the reason it was refused, or that only the corpus
+// files' bytes could decide, and ends. A thread rather than a process: it starts in tens of
+// milliseconds, loads only the checking code, runs on another core while the server loads its own
+// modules, and reads no corpus file, so it allocates little besides the snapshot's resident bytes,
+// which the server keeps.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { SnapshotCheckReply, SnapshotCheckWork } from './produce-index.js';
-import { checkSnapshot } from './snapshot-check.js';
+import type { IndexJob } from './index-job-spec.js';
+import type { SnapshotCheckReply, SnapshotCheckWork } from './snapshot-check-thread.js';
+import { checkSnapshotFromPaths } from './snapshot-check.js';
 
 const reply = (message: SnapshotCheckReply): void => parentPort?.postMessage(message);
 
-const { job, fd } = workerData as SnapshotCheckWork;
+const { target, fd } = workerData as SnapshotCheckWork;
+const job = new Promise<IndexJob>((resolve) => parentPort?.once('message', resolve));
 
-checkSnapshot(job, {
-  readTouched: false,
+checkSnapshotFromPaths(target, job, {
   // The server's descriptor when it could open the file: one this thread opened would be closed when
   // the thread ends. The server keeps it to read the texts.
   ...(fd === undefined ? {} : { fd }),

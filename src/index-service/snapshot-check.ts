@@ -7,7 +7,9 @@ import { snapshotSection } from '../search/index-snapshot.js';
 import type { SnapshotHeader } from '../search/index-snapshot.js';
 import { resolveSearchOptions } from '../search/search-options.js';
 import type { SearchIndexOptions } from '../search/search-index.js';
-import { decodeManifest, ManifestFormatError, manifestDifference, UnreadFileError } from './corpus-manifest.js';
+import { decodeManifest, ManifestFormatError, manifestDifference, UnreadFileError, walkForManifest } from './corpus-manifest.js';
+import type { WalkResult } from '../corpus/walk-corpus.js';
+import type { CheckTarget } from './snapshot-check-thread.js';
 import type { StoredManifest } from './corpus-manifest.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../corpus/read-document.js';
 import type { IndexJob, IndexJobResult } from './index-job-spec.js';
@@ -35,73 +37,76 @@ export function maxFileBytesOf(job: IndexJob): number {
  */
 export type SnapshotCheck = { result: IndexJobResult } | { refused: SnapshotRefusalReport } | { undecided: string };
 
-export interface CheckSnapshotOptions {
-  /** False: read no corpus file, answer `undecided` where only a file's bytes could tell. */
-  readTouched?: boolean;
+export async function checkSnapshot(job: IndexJob): Promise<SnapshotCheck> {
+  if (job.indexFile === undefined) return { refused: { code: 'missing', reason: 'no snapshot file is configured' } };
+  const path = job.indexFile;
+  return outcome(async (timings) => {
+    const { bytes, header } = readSnapshotFile(path, timings);
+    checkHeader(job, path, header);
+    const manifest = parseManifest(path, snapshotSection(bytes, header, MANIFEST_SECTION), timings);
+    await checkManifest(job, path, manifest, timings);
+    return bytes;
+  });
+}
+
+export interface CheckFromPathsOptions {
   /**
-   * Given: the file's resident part (all but the sections read on demand) is read into shared memory
-   * and handed to `onRead` with the file's open descriptor as soon as it is found whole, and its
-   * checksum is left to the caller (`SnapshotInFile.verify`), who must not serve from it before it
-   * passes, and who owns the descriptor from then on; the check goes on with the engine, options and
-   * corpus meanwhile. The result's `bytes` are then the resident part.
+   * Called with the file's resident part (all but the sections read on demand), read into shared
+   * memory, and its open descriptor, as soon as the file is found whole and made by the job's engine
+   * with its options. Its checksum is left to the caller (`SnapshotInFile.verify`), who must not
+   * serve from it before it passes, and who owns the descriptor from then on; the corpus check goes
+   * on meanwhile. The result's `bytes` are then the resident part.
    */
-  onRead?: (snapshot: ResidentSnapshot) => void;
-  /** The snapshot file, already open (with `onRead`): read through it and never closed here. */
+  onRead: (snapshot: ResidentSnapshot) => void;
+  /** The snapshot file, already open: read through it and never closed here. */
   fd?: number;
 }
 
-export async function checkSnapshot(job: IndexJob, { readTouched = true, onRead, fd }: CheckSnapshotOptions = {}): Promise<SnapshotCheck> {
-  if (job.indexFile === undefined) return { refused: { code: 'missing', reason: 'no snapshot file is configured' } };
+/**
+ * The boot's check (the worker thread's): reads `target`'s snapshot file and walks its corpus at once,
+ * from the paths alone, and decides once `job` (with these very paths) arrives. Reads no corpus file:
+ * answers `undecided` where only a file's bytes could tell.
+ */
+export async function checkSnapshotFromPaths(target: CheckTarget, job: Promise<IndexJob>, { onRead, fd }: CheckFromPathsOptions): Promise<SnapshotCheck> {
+  const path = target.indexFile;
+  return outcome(async (timings) => {
+    const reader = openSnapshotFile(path, fd);
+    // Both begun before the job arrives (the long part of a large corpus's check), and settled below
+    // in every case: a refusal meanwhile does not count as unhandled.
+    const walked = timer(timings)('walkMs', () => walkForManifest(target.corpusRoot));
+    const resident = reader.readResident(timings);
+    walked.catch(() => undefined);
+    resident.catch(() => undefined);
+    let handedOver = false;
+    try {
+      const theJob = await job;
+      checkHeader(theJob, path, reader.header);
+      const manifest = parseManifest(path, reader.section(MANIFEST_SECTION), timings);
+      void resident.then((snapshot) => {
+        handedOver = true;
+        onRead(snapshot);
+      });
+      await checkManifest(theJob, path, manifest, timings, { readTouched: false, walked });
+      return (await resident).resident;
+    } finally {
+      // The read goes through the server's descriptor: it must have ended before the answer, which
+      // may have the server close it.
+      await resident.catch(() => undefined);
+      if (!handedOver) reader.close();
+    }
+  });
+}
+
+/** `check`'s bytes as a result, or why they cannot serve; timed as `snapshotCheckMs`. */
+async function outcome(check: (timings: Record<string, number>) => Promise<Uint8Array>): Promise<SnapshotCheck> {
   const timings: Record<string, number> = {};
   try {
-    const bytes = await timer(timings)('snapshotCheckMs', () => checkedSnapshot(job, job.indexFile as string, readTouched, timings, onRead, fd));
+    const bytes = await timer(timings)('snapshotCheckMs', () => check(timings));
     return { result: { bytes, origin: 'snapshot', timings } };
   } catch (error) {
     if (error instanceof UnreadFileError) return { undecided: error.message };
     if (!(error instanceof SnapshotRefusal)) throw error;
     return { refused: { code: error.code, reason: error.message } };
-  }
-}
-
-/**
- * The snapshot's bytes when it is intact and matches; else throws a `SnapshotRefusal` saying why.
- * Records the read, checksum and manifest check (the corpus files' `stat` calls) in `timings`.
- * With `onRead`, the header and the manifest are read first and the resident part of the file is read
- * on the thread pool while this thread walks the corpus: the two take about as long on a large corpus, and
- * one after the other they were the longest stretch of a boot.
- */
-async function checkedSnapshot(
-  job: IndexJob,
-  path: string,
-  readTouched: boolean,
-  timings: Record<string, number>,
-  onRead: CheckSnapshotOptions['onRead'],
-  fd: number | undefined,
-): Promise<Uint8Array> {
-  if (onRead === undefined) {
-    const { bytes, header } = readSnapshotFile(path, timings);
-    checkHeader(job, path, header);
-    await checkManifest(job, path, snapshotSection(bytes, header, MANIFEST_SECTION), readTouched, timings);
-    return bytes;
-  }
-  const reader = openSnapshotFile(path, fd);
-  let reading: Promise<ResidentSnapshot> | undefined;
-  try {
-    checkHeader(job, path, reader.header);
-    const manifest = reader.section(MANIFEST_SECTION);
-    reading = reader.readResident(timings).then((snapshot) => {
-      onRead(snapshot);
-      return snapshot;
-    });
-    // Settled below in every case; this keeps a refusal of the read from counting as unhandled while
-    // the corpus is walked.
-    reading.catch(() => undefined);
-    await checkManifest(job, path, manifest, readTouched, timings);
-    return (await reading).resident;
-  } finally {
-    if (reading === undefined) reader.close();
-    // The file stays open until its reads have ended, whatever the check decided.
-    else await reading.catch(() => undefined);
   }
 }
 
@@ -114,18 +119,28 @@ function checkHeader(job: IndexJob, path: string, header: SnapshotHeader): void 
   if (changed.length > 0) throw new SnapshotRefusal('options_changed', `snapshot ${path} was built with other index options (${changed.join(', ')})`);
 }
 
-/** Refuses a snapshot whose manifest (`section`) does not match the corpus as it is now. */
-async function checkManifest(job: IndexJob, path: string, section: Uint8Array | undefined, readTouched: boolean, timings: Record<string, number>): Promise<void> {
-  let manifest: StoredManifest;
+/** The manifest of the corpus the snapshot was built from; a `SnapshotRefusal` when it cannot be read. */
+function parseManifest(path: string, section: Uint8Array | undefined, timings: Record<string, number>): StoredManifest {
   const parseStarted = performance.now();
   try {
-    manifest = decodeManifest(section);
+    const manifest = decodeManifest(section);
     timings.manifestParseMs = Math.round(performance.now() - parseStarted);
+    return manifest;
   } catch (error) {
     if (!(error instanceof ManifestFormatError)) throw error;
     throw new SnapshotRefusal(error.code === 'foreign' ? 'foreign_version' : 'corrupt', `snapshot ${path}: ${error.message}`);
   }
-  const difference = await timer(timings)('manifestMs', () => manifestDifference(manifest, job.corpusRoot, maxFileBytesOf(job), { readTouched }));
+}
+
+/** Refuses a snapshot whose manifest does not match the corpus as it is now. */
+async function checkManifest(
+  job: IndexJob,
+  path: string,
+  manifest: StoredManifest,
+  timings: Record<string, number>,
+  options: { readTouched?: boolean; walked?: Promise<WalkResult | undefined> } = {},
+): Promise<void> {
+  const difference = await timer(timings)('manifestMs', () => manifestDifference(manifest, job.corpusRoot, maxFileBytesOf(job), options));
   if (difference !== undefined) throw new SnapshotRefusal('corpus_changed', `the corpus changed since snapshot ${path} was written: ${difference}`);
 }
 

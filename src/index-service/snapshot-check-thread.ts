@@ -1,0 +1,126 @@
+// The worker thread that checks a snapshot file at boot, started from the file's and the corpus's
+// paths alone, so main.ts can start it before it loads the configuration and the server's modules:
+// on a large corpus the walk of the corpus and the read of the file are the longest stretch of a
+// boot, and the half second of loading before them need not be. The rest of the job (engine, index
+// options) follows once the configuration is loaded (`send`), and the thread decides nothing before
+// it has it. A thread started from a guess at the paths is used only for a job with those very paths
+// (produce-index.ts); any other job starts its own. This module loads nothing but Node's own:
+// everything heavier would stand before the thread's start.
+import { closeSync, openSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { entryFile } from '../entry-file.js';
+import type { IndexJob } from './index-job-spec.js';
+import type { SnapshotCheck } from './snapshot-check.js';
+import type { SnapshotHeader } from '../search/index-snapshot.js';
+
+/** What a check thread walks and reads: the corpus folder and the snapshot file (absolute paths). */
+export interface CheckTarget {
+  corpusRoot: string;
+  indexFile: string;
+}
+
+/**
+ * What the check worker sends: first the snapshot's resident part (shared), read through the
+ * descriptor this thread opened, and the digest the whole file must hash to, once the file is found
+ * whole and made by the job's engine and options; then that it matches (`ok`) or the check's other
+ * outcomes.
+ */
+export type SnapshotCheckReply =
+  | { read: { buffer: SharedArrayBuffer; byteOffset: number; byteLength: number; digest: Uint8Array; fd: number; path: string; header: SnapshotHeader } }
+  | { ok: { timings: Record<string, number> } }
+  | Exclude<SnapshotCheck, { result: unknown }>
+  | { failed: string };
+
+/** What the check worker is given at its start; the job follows as its first message. */
+export interface SnapshotCheckWork {
+  target: CheckTarget;
+  fd: number | undefined;
+}
+
+export interface CheckThread {
+  readonly target: CheckTarget;
+  /** The snapshot file opened by this thread (a worker's own descriptors close when it ends), or undefined when it could not be. */
+  readonly fd: number | undefined;
+  /** Hands every reply, those already received first, to `onReply`; the thread's failure (it could not start, erred or ended before answering) to `onFailure`. */
+  listen(onReply: (reply: SnapshotCheckReply) => void, onFailure: (why: string) => void): void;
+  /** Sends the job the thread checks the snapshot against; throws when it cannot be sent (not cloneable). */
+  send(job: IndexJob): void;
+  /** Ends a thread that will not be used, and closes its descriptor. */
+  cancel(): void;
+}
+
+const worker = entryFile(import.meta.url, 'snapshot-check-worker');
+// From sources, tsx's loader must be registered before the .ts entry loads (`--import tsx` in a
+// worker's execArgv is not in place yet when the entry loads), so a line of script does both. tsx is
+// resolved here, from this project, not from the worker's working folder.
+const workerScript = worker.fromSources
+  ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(worker.url.href)}); })`
+  : undefined;
+
+export function startCheckThread(target: CheckTarget): CheckThread {
+  const fd = openOrUndefined(target.indexFile);
+  const replies: SnapshotCheckReply[] = [];
+  let failure: string | undefined;
+  let answered = false;
+  let listener: { onReply: (reply: SnapshotCheckReply) => void; onFailure: (why: string) => void } | undefined;
+  const fail = (why: string): void => {
+    if (failure !== undefined) return;
+    failure = why;
+    listener?.onFailure(why);
+  };
+  let thread: Worker | undefined;
+  try {
+    const workerData: SnapshotCheckWork = { target, fd };
+    thread = workerScript !== undefined ? new Worker(workerScript, { eval: true, workerData }) : new Worker(worker.url, { workerData });
+    thread.on('message', (reply: SnapshotCheckReply) => {
+      if (!('read' in reply)) answered = true;
+      if (listener) listener.onReply(reply);
+      else replies.push(reply);
+    });
+    thread.once('error', (error) => fail(error.message));
+    thread.once('exit', (code) => {
+      if (!answered) fail(`it ended with code ${code} before answering`);
+    });
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  }
+  return {
+    target,
+    fd,
+    listen(onReply, onFailure) {
+      listener = { onReply, onFailure };
+      for (const reply of replies.splice(0)) onReply(reply);
+      if (failure !== undefined) onFailure(failure);
+    },
+    send(job) {
+      if (thread === undefined) return;
+      thread.postMessage(job);
+    },
+    cancel() {
+      answered = true;
+      // The thread may be mid-read through the descriptor: close it only once the thread has ended.
+      const close = (): void => {
+        if (fd !== undefined) closeSync(fd);
+      };
+      if (thread === undefined) close();
+      else void thread.terminate().finally(close);
+    },
+  };
+}
+
+/** The paths a job with a snapshot file has, for comparing with a thread's. */
+export function checkTargetOf(job: IndexJob): CheckTarget {
+  return { corpusRoot: job.corpusRoot, indexFile: job.indexFile as string };
+}
+
+export function sameTarget(a: CheckTarget, b: CheckTarget): boolean {
+  return a.corpusRoot === b.corpusRoot && a.indexFile === b.indexFile;
+}
+
+function openOrUndefined(path: string): number | undefined {
+  try {
+    return openSync(path, 'r');
+  } catch {
+    return undefined; // the worker opens it and says why it cannot
+  }
+}
