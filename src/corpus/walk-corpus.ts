@@ -29,6 +29,7 @@ export interface WalkResult {
 }
 
 const INDEXED = listExtensions('and');
+const YIELD_EVERY = 4096;
 
 /**
  * Folders nested deeper than this under the root are not read (the root is depth 0). The corpus
@@ -53,16 +54,19 @@ interface Folder {
 }
 
 /**
- * Walks `rootReal` (an already resolved real path) and sorts every entry into files to read or skipped
- * entries with a reason. Hidden entries and node_modules are recorded once, never descended into.
+ * Walks `rootReal` (an already resolved real path) and sorts every entry into files to read (each
+ * handed to `onFile` when given, else returned) or skipped entries with a reason. Hidden entries and node_modules are recorded once, never descended into.
  * Symbolic links are followed only when they resolve inside the root; a folder is walked at most once,
  * which both breaks link loops and avoids indexing the same files twice. Real folders are walked before
  * any folder reached through a link, so a file keeps the source of its real location.
  *
  * Throws the underlying error if the root itself cannot be read.
  */
-export async function walkCorpus(rootReal: string): Promise<WalkResult> {
+export async function walkCorpus(rootReal: string, onFile?: (file: FileCandidate) => void): Promise<WalkResult> {
   const files: FileCandidate[] = [];
+  // A caller that looks at each file once (the snapshot check) keeps none: 100k candidates kept to
+  // the end of a walk cost more in garbage collection than the walk's own work.
+  const found = onFile ?? ((file: FileCandidate) => void files.push(file));
   const skipped: SkippedFile[] = [];
   const visited = new Set<string>();
   const folders: Folder[] = [{ real: rootReal, source: '', depth: 0 }];
@@ -92,7 +96,10 @@ export async function walkCorpus(rootReal: string): Promise<WalkResult> {
     }
     entries.sort((a, b) => compareSources(a.name, b.name));
 
-    for (const entry of entries) {
+    for (const [k, entry] of entries.entries()) {
+      // A turn of the event loop now and then: a folder of 100k files is a second of synchronous
+      // calls, and the thread walking may have messages to answer meanwhile (the snapshot check's).
+      if (k % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
       const source = relative(folder, entry.name);
       const absolute = join(folder.real, entry.name);
       if (entry.name.startsWith('.')) {
@@ -155,7 +162,7 @@ export async function walkCorpus(rootReal: string): Promise<WalkResult> {
             skipped.push({ path: source, reason: 'not a regular file (device, socket or pipe)' });
             continue;
           }
-          files.push({ absolutePath: target, source, format, identity: { dev: info.dev, ino: info.ino }, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs });
+          found({ absolutePath: target, source, format, identity: { dev: info.dev, ino: info.ino }, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs });
         }
         else if (extension === '') skipped.push({ path: source, reason: `no file extension (indexed: ${INDEXED})` });
         else skipped.push({ path: source, reason: `unsupported file type ${extension} (indexed: ${INDEXED})` });

@@ -152,12 +152,19 @@ export function contentDigest(bytes: Uint8Array): string {
 }
 
 /**
- * Walks `root` as the corpus loader would (every candidate with its size and time); undefined when
- * the root is missing or unreadable: the corpus loader reports that, with the words an operator needs.
+ * Walks `root` as the corpus loader would (every candidate with its size and time, handed to `onFile`
+ * when given, else returned); undefined when the root is missing or unreadable: the corpus loader
+ * reports that, with the words an operator needs.
  */
-export async function walkForManifest(root: string): Promise<WalkResult | undefined> {
+export async function walkForManifest(root: string, onFile?: (file: FileCandidate) => void): Promise<WalkResult | undefined> {
+  let rootReal: string;
   try {
-    return await walkCorpus(realpathSync(root));
+    rootReal = realpathSync(root);
+  } catch {
+    return undefined;
+  }
+  try {
+    return await walkCorpus(rootReal, onFile);
   } catch {
     return undefined;
   }
@@ -181,46 +188,64 @@ export class UnreadFileError extends CodedError<'unread_file'> {
 /**
  * Why the corpus at `root` no longer matches `manifest`, in words for the log, or undefined when it
  * matches. `maxFileBytes` must be the limit the build used (a file over it was never read). With
- * `readTouched: false` it reads no file and throws `UnreadFileError` where it would have to. `walked`:
- * the walk of `root`, when it was begun before.
+ * `readTouched: false` it reads no file and throws `UnreadFileError` where it would have to. Each file
+ * walked is looked up in the manifest as the walk finds it and kept nowhere.
  */
 export async function manifestDifference(
   manifest: Manifest | StoredManifest,
   root: string,
   maxFileBytes: number,
-  { readTouched = true, walked }: { readTouched?: boolean; walked?: Promise<WalkResult | undefined> } = {},
+  { readTouched = true }: { readTouched?: boolean } = {},
 ): Promise<string | undefined> {
-  const files = bySource((await (walked ?? walkForManifest(root)))?.files ?? []);
   const stored = manifest instanceof StoredManifest ? manifest : StoredManifest.of(manifest);
   const { sources, numbers } = stored;
   const n = stored.length;
+  const seen = new Uint8Array(n);
   const added: string[] = [];
   const changed: string[] = [];
-  const removed: string[] = [];
-  // Both lists are sorted by source: one pass over each, no lookup table.
-  let j = 0;
-  for (const candidate of files) {
-    while (j < n && (sources[j] as string) < candidate.source) removed.push(sources[j++] as string);
-    if (j === n || sources[j] !== candidate.source) {
+  let unread: string | undefined;
+  await walkForManifest(root, (candidate) => {
+    const i = indexOfSource(sources, candidate.source);
+    if (i < 0) {
       added.push(candidate.source);
-      continue;
+      return;
     }
-    const i = j++;
+    seen[i] = 1;
     if (numbers[i] !== candidate.size) {
       changed.push(candidate.source);
-      continue;
+      return;
     }
-    if (numbers[n + i] === candidate.mtimeMs && numbers[2 * n + i] === candidate.ctimeMs && numbers[3 * n + i] === candidate.identity.ino) continue;
-    if (!readTouched) throw new UnreadFileError(candidate.source);
+    if (numbers[n + i] === candidate.mtimeMs && numbers[2 * n + i] === candidate.ctimeMs && numbers[3 * n + i] === candidate.identity.ino) return;
+    if (!readTouched) {
+      unread ??= candidate.source;
+      return;
+    }
     const bytes = readCandidateBytes(candidate, maxFileBytes);
     const digest = typeof bytes === 'string' ? null : contentDigest(bytes);
     if (digest !== stored.entry(i)[5]) changed.push(candidate.source);
+  });
+  const removed = sources.filter((_, i) => seen[i] === 0);
+  if (added.length + changed.length + removed.length === 0) {
+    if (unread !== undefined) throw new UnreadFileError(unread);
+    return undefined;
   }
-  while (j < n) removed.push(sources[j++] as string);
-  if (added.length + changed.length + removed.length === 0) return undefined;
   const part = (count: number, what: string, examples: string[]) =>
-    count === 0 ? [] : [`${count} ${what} (${examples.slice(0, 3).map((s) => JSON.stringify(s)).join(', ')}${count > 3 ? ', …' : ''})`];
+    count === 0 ? [] : [`${count} ${what} (${examples.sort().slice(0, 3).map((s) => JSON.stringify(s)).join(', ')}${count > 3 ? ', …' : ''})`];
   return [...part(added.length, 'added', added), ...part(changed.length, 'changed', changed), ...part(removed.length, 'removed', removed)].join(', ');
+}
+
+/** Where `source` is in `sources` (sorted as `bySource` sorts), or -1. */
+function indexOfSource(sources: readonly string[], source: string): number {
+  let lo = 0;
+  let hi = sources.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = sources[mid] as string;
+    if (at === source) return mid;
+    if (at < source) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }
 
 function bySource(files: readonly FileCandidate[]): FileCandidate[] {

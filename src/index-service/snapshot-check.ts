@@ -7,8 +7,7 @@ import { snapshotSection } from '../search/index-snapshot.js';
 import type { SnapshotHeader } from '../search/index-snapshot.js';
 import { resolveSearchOptions } from '../search/search-options.js';
 import type { SearchIndexOptions } from '../search/search-index.js';
-import { decodeManifest, ManifestFormatError, manifestDifference, UnreadFileError, walkForManifest } from './corpus-manifest.js';
-import type { WalkResult } from '../corpus/walk-corpus.js';
+import { decodeManifest, ManifestFormatError, manifestDifference, UnreadFileError } from './corpus-manifest.js';
 import type { CheckTarget } from './snapshot-check-thread.js';
 import type { StoredManifest } from './corpus-manifest.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../corpus/read-document.js';
@@ -71,22 +70,29 @@ export async function checkSnapshotFromPaths(target: CheckTarget, job: Promise<I
   const path = target.indexFile;
   return outcome(async (timings) => {
     const reader = openSnapshotFile(path, fd);
-    // Both begun before the job arrives (the long part of a large corpus's check), and settled below
-    // in every case: a refusal meanwhile does not count as unhandled.
-    const walked = timer(timings)('walkMs', () => walkForManifest(target.corpusRoot));
+    // The read and the corpus's comparison with the manifest are begun before the job arrives (the
+    // long part of a large corpus's check; no file is read, so the job's limits play no part), and
+    // settled below in every case: a refusal meanwhile does not count as unhandled.
     const resident = reader.readResident(timings);
-    walked.catch(() => undefined);
     resident.catch(() => undefined);
+    let manifest: StoredManifest | SnapshotRefusal;
+    try {
+      manifest = parseManifest(path, reader.section(MANIFEST_SECTION), timings);
+    } catch (error) {
+      if (!(error instanceof SnapshotRefusal)) throw error;
+      manifest = error; // told once the header is found to be this engine's: a foreign one says so first
+    }
+    const compared = manifest instanceof SnapshotRefusal ? undefined : compareManifest(path, manifest, target.corpusRoot, Infinity, false, timings);
+    compared?.catch(() => undefined);
     let handedOver = false;
     try {
-      const theJob = await job;
-      checkHeader(theJob, path, reader.header);
-      const manifest = parseManifest(path, reader.section(MANIFEST_SECTION), timings);
+      checkHeader(await job, path, reader.header);
+      if (manifest instanceof SnapshotRefusal) throw manifest;
       void resident.then((snapshot) => {
         handedOver = true;
         onRead(snapshot);
       });
-      await checkManifest(theJob, path, manifest, timings, { readTouched: false, walked });
+      await compared;
       return (await resident).resident;
     } finally {
       // The read goes through the server's descriptor: it must have ended before the answer, which
@@ -133,14 +139,12 @@ function parseManifest(path: string, section: Uint8Array | undefined, timings: R
 }
 
 /** Refuses a snapshot whose manifest does not match the corpus as it is now. */
-async function checkManifest(
-  job: IndexJob,
-  path: string,
-  manifest: StoredManifest,
-  timings: Record<string, number>,
-  options: { readTouched?: boolean; walked?: Promise<WalkResult | undefined> } = {},
-): Promise<void> {
-  const difference = await timer(timings)('manifestMs', () => manifestDifference(manifest, job.corpusRoot, maxFileBytesOf(job), options));
+async function checkManifest(job: IndexJob, path: string, manifest: StoredManifest, timings: Record<string, number>): Promise<void> {
+  await compareManifest(path, manifest, job.corpusRoot, maxFileBytesOf(job), true, timings);
+}
+
+async function compareManifest(path: string, manifest: StoredManifest, corpusRoot: string, maxFileBytes: number, readTouched: boolean, timings: Record<string, number>): Promise<void> {
+  const difference = await timer(timings)('manifestMs', () => manifestDifference(manifest, corpusRoot, maxFileBytes, { readTouched }));
   if (difference !== undefined) throw new SnapshotRefusal('corpus_changed', `the corpus changed since snapshot ${path} was written: ${difference}`);
 }
 
