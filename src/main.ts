@@ -46,7 +46,10 @@ async function main(): Promise<void> {
   const indexFile = job.indexFile;
   // The snapshot is checked in a worker thread (the one started above when it has the job's paths)
   // while this thread loads the server's modules: they are imported below, not above.
-  let snapshotCheck = indexFile !== undefined ? checkSnapshotInWorker(job, startedCheck) : undefined;
+  // The checksum is left to the worker unless this thread, once listening, is free for it first.
+  let listening = (): void => undefined;
+  const mainFree = new Promise<void>((resolve) => (listening = resolve));
+  let snapshotCheck = indexFile !== undefined ? checkSnapshotInWorker(job, startedCheck, { mainFree }) : undefined;
   if (indexFile === undefined) startedCheck?.cancel();
   const [
     { serve },
@@ -189,6 +192,7 @@ async function main(): Promise<void> {
   const serverOptions = httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs });
   const server: ServerType = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
     logger.info({ host: info.address, port: info.port, mcp_url: mcpResourceUrl(config.publicUrl), heap_limit_mb: heapLimitMb }, 'listening');
+    listening();
     // The index is checked in a worker or built in a child process: /healthz answers throughout.
     indexService.start().then(
       () => {

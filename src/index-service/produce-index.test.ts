@@ -12,8 +12,7 @@ import { runIndexJob } from './index-job.js';
 import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import { checkSnapshotInWorker, produceIndex } from './produce-index.js';
 import { startCheckThread } from './snapshot-check-thread.js';
-import { snapshotExtents } from './snapshot-in-file.js';
-import type { SnapshotInFile } from './snapshot-in-file.js';
+import { SnapshotInFile, snapshotExtents } from './snapshot-in-file.js';
 
 let dir: string;
 let job: IndexJob;
@@ -143,5 +142,45 @@ describe('checkSnapshotInWorker', () => {
     const checked = await checkSnapshotInWorker(job, elsewhere);
     expect(checked).toMatchObject({ result: { origin: 'snapshot' } });
     if ('result' in checked) (checked.result.source as SnapshotInFile).close();
+  });
+
+  describe('the checksum, by whichever thread is free first', () => {
+    // This thread never free: the worker, done with the corpus, must verify the file itself.
+    const busy = { mainFree: new Promise<void>(() => undefined) };
+
+    it('is verified by the worker when this thread is busy, and served with its texts checked on every read', async () => {
+      const checked = await checkSnapshotInWorker(job, undefined, busy);
+      expect(checked).toMatchObject({ result: { origin: 'snapshot', timings: { checksumMs: expect.any(Number) } } });
+      if (!('result' in checked)) return;
+      const source = checked.result.source as SnapshotInFile;
+      const served = decodeIndexSnapshot(source).index;
+      const file = await readFile(job.indexFile as string);
+      const inMemory = decodeIndexSnapshot(file.subarray(0, file.length - 32)).index;
+      for (const { source: path } of inMemory.listDocuments()) expect(served.getDocument(path)).toEqual(inMemory.getDocument(path));
+      source.close();
+    });
+
+    it('refuses a damaged file when the worker verifies it', async () => {
+      const file = await readFile(job.indexFile as string);
+      file[file.length - 40] = (file[file.length - 40] as number) ^ 0x20;
+      await writeFile(job.indexFile as string, file);
+      await expect(checkSnapshotInWorker(job, undefined, busy)).resolves.toMatchObject({ refused: { code: 'corrupt', reason: expect.stringMatching(/fails its checksum/) } });
+    });
+
+    it('is verified once, by one thread or the other, when both may', async () => {
+      const verify = vi.spyOn(SnapshotInFile.prototype, 'verify');
+      const adopt = vi.spyOn(SnapshotInFile.prototype, 'adopt');
+      try {
+        const checked = await checkSnapshotInWorker(job);
+        expect(checked).toMatchObject({ result: { origin: 'snapshot' } });
+        // adopt takes either thread's verification (it is verify's own last step): once, from one of them.
+        expect(adopt).toHaveBeenCalledTimes(1);
+        expect(verify.mock.calls.length).toBeLessThanOrEqual(1);
+        if ('result' in checked) (checked.result.source as SnapshotInFile).close();
+      } finally {
+        verify.mockRestore();
+        adopt.mockRestore();
+      }
+    });
   });
 });

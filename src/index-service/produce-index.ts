@@ -1,13 +1,15 @@
 // How the server produces its first index. The snapshot file is checked in a worker thread
-// (snapshot-check-worker.ts), started before the server loads its own modules (main.ts), and its
-// resident part is shared, not copied: the worker sends it and the open file as soon as it is read,
-// and this thread hashes the whole file in slices (the texts and records streamed from the file,
-// which stay there: snapshot-in-file.ts) while the worker checks the corpus, so the checksum and the
-// corpus check run on two cores. The bytes are handed on only once both pass: a damaged file is never served. The worker reads no corpus file: when only a file's bytes could tell
-// whether it changed (a new modification time, the same size), or when the worker itself fails, it
-// leaves the decision to the build process, which checks fully and builds when it must (as every
-// reload does: run-in-child.ts). A refused snapshot goes to the build process with the reason, so it
-// is not read again.
+// (snapshot-check-worker.ts), started before the server loads its configuration and modules (main.ts),
+// and its resident part is shared, not copied: the worker sends it and the open file as soon as it is
+// read and found to be this engine's, then checks the corpus. The whole file's checksum
+// (snapshot-verify.ts) is computed by whichever thread is free first: the worker once the corpus
+// matched (a small corpus, walked before the server has loaded its modules), or this thread once it
+// listens (a large one, still being walked), never both. The bytes are handed on only once both the
+// check and the checksum pass: a damaged file is never served. The worker reads no corpus file: when
+// only a file's bytes could tell whether it changed (a new modification time, the same size), or
+// when the worker itself fails, it leaves the decision to the build process, which checks fully and
+// builds when it must (as every reload does: run-in-child.ts). A refused snapshot goes to the build
+// process with the reason, so it is not read again.
 import { closeSync } from 'node:fs';
 import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import { runInChild } from './run-in-child.js';
@@ -23,7 +25,7 @@ import { SnapshotInFile } from './snapshot-in-file.js';
  * paths (main.ts starts one before the configuration is loaded), else a new one. Never rejects: a
  * worker that cannot run answers `undecided`, so the build process checks instead.
  */
-export function checkSnapshotInWorker(job: IndexJob, started?: CheckThread): Promise<SnapshotCheck> {
+export function checkSnapshotInWorker(job: IndexJob, started?: CheckThread, { mainFree = Promise.resolve() }: { mainFree?: Promise<void> } = {}): Promise<SnapshotCheck> {
   const target = checkTargetOf(job);
   let thread = started;
   if (thread !== undefined && !sameTarget(thread.target, target)) {
@@ -34,8 +36,8 @@ export function checkSnapshotInWorker(job: IndexJob, started?: CheckThread): Pro
   return new Promise((resolve) => {
     let settled = false;
     let cancelled = false;
-    // The checksum, computed here from the moment the bytes arrive.
-    let read: { file: SnapshotInFile; verified: Promise<boolean> } | undefined;
+    // The file as handed over, and its verification when this thread took it.
+    let read: { file: SnapshotInFile; verified?: Promise<boolean> } | undefined;
     // Opened on this thread, which owns it: Node closes the descriptors a worker opened when it ends.
     const { fd } = checker;
     const settle = (check: SnapshotCheck): void => {
@@ -48,41 +50,53 @@ export function checkSnapshotInWorker(job: IndexJob, started?: CheckThread): Pro
         // the pending read with EBADF, an unhandled rejection that ended the server when a changed
         // corpus refused the snapshot.
         if (read !== undefined) {
-          const { file, verified } = read;
+          const { file, verified = Promise.resolve(false) } = read;
           void verified.catch(() => false).finally(() => file.close());
         } else if (fd !== undefined && !cancelled) closeSync(fd);
       }
       resolve(check);
     };
     const failed = (why: string): void => settle({ undecided: `the snapshot check in a worker thread failed (${why})` });
+    const served = (file: SnapshotInFile, intact: boolean, timings: Record<string, number>): void => {
+      if (!intact) return settle({ refused: { code: 'corrupt', reason: checksumRefusal(target.indexFile).message } });
+      settle({ result: { bytes: file.residentBytes, source: file, origin: 'snapshot', timings } });
+    };
     let checksumMs = 0;
+    // Verified here once this thread is free for it (`mainFree`: the server, once its modules are
+    // loaded) unless the worker, done with the corpus first, has taken it.
+    const verifyHere = (): void => {
+      if (read === undefined || read.verified !== undefined || settled || !checker.claimVerification()) return;
+      const began = performance.now();
+      read.verified = read.file.verify(() => settled).then((intact) => {
+        checksumMs = Math.round(performance.now() - began);
+        return intact;
+      });
+    };
     const onReply = (reply: SnapshotCheckReply): void => {
       if ('read' in reply) {
         const { buffer, byteOffset, byteLength, ...rest } = reply.read;
-        let file: SnapshotInFile;
         try {
           if (rest.fd !== fd) throw new Error(`it read the snapshot through descriptor ${rest.fd}, not ${String(fd)}`);
-          file = new SnapshotInFile({ ...rest, resident: new Uint8Array(buffer, byteOffset, byteLength) });
+          read = { file: new SnapshotInFile({ ...rest, resident: new Uint8Array(buffer, byteOffset, byteLength) }) };
         } catch (error) {
           failed(error instanceof Error ? error.message : String(error));
           return;
         }
-        const started = performance.now();
-        const verified = file.verify(() => settled).then((intact) => {
-          checksumMs = Math.round(performance.now() - started);
-          return intact;
-        });
-        read = { file, verified };
+        void mainFree.then(verifyHere);
         return;
       }
       if ('ok' in reply) {
-        const { timings } = reply.ok;
+        const { timings, verified: done } = reply.ok;
         if (read === undefined) return failed('it found the snapshot matching without sending its bytes');
-        const { file, verified } = read;
-        void verified.then((intact) => {
-          if (!intact) return settle({ refused: { code: 'corrupt', reason: checksumRefusal(target.indexFile).message } });
-          settle({ result: { bytes: file.residentBytes, source: file, origin: 'snapshot', timings: { ...timings, checksumMs } } });
-        }, (error: unknown) => failed(error instanceof Error ? error.message : String(error)));
+        const { file } = read;
+        if (done !== undefined) return served(file, file.adopt({ intact: done.intact, crcs: new Map(done.crcs) }), timings);
+        // The worker left the verification to this thread, which has taken it or will once it is free.
+        void mainFree.then(() => {
+          verifyHere();
+          const { verified } = read ?? {};
+          if (verified === undefined) return failed('neither thread could verify the snapshot');
+          verified.then((intact) => served(file, intact, { ...timings, checksumMs }), (error: unknown) => failed(error instanceof Error ? error.message : String(error)));
+        });
       } else if ('failed' in reply) {
         failed(reply.failed);
       } else {

@@ -27,7 +27,7 @@ export interface CheckTarget {
  */
 export type SnapshotCheckReply =
   | { read: { buffer: SharedArrayBuffer; byteOffset: number; byteLength: number; digest: Uint8Array; fd: number; path: string; header: SnapshotHeader } }
-  | { ok: { timings: Record<string, number> } }
+  | { ok: { timings: Record<string, number>; verified?: { intact: boolean; crcs: Array<[string, Uint32Array]> } } }
   | Exclude<SnapshotCheck, { result: unknown }>
   | { failed: string };
 
@@ -35,6 +35,17 @@ export type SnapshotCheckReply =
 export interface SnapshotCheckWork {
   target: CheckTarget;
   fd: number | undefined;
+  /**
+   * Who verifies the file's checksum (0: nobody yet): the first of the two threads to be free for it,
+   * the worker once the corpus matched, or the server once it has loaded its modules. Taken with
+   * `claimVerification`, never twice.
+   */
+  verifier: Int32Array;
+}
+
+/** Takes the file's verification for the calling thread: true when nobody had taken it. */
+export function claimVerification(verifier: Int32Array): boolean {
+  return Atomics.compareExchange(verifier, 0, 0, 1) === 0;
 }
 
 export interface CheckThread {
@@ -45,6 +56,8 @@ export interface CheckThread {
   listen(onReply: (reply: SnapshotCheckReply) => void, onFailure: (why: string) => void): void;
   /** Sends the job the thread checks the snapshot against; throws when it cannot be sent (not cloneable). */
   send(job: IndexJob): void;
+  /** Takes the file's verification for this thread: true when the worker had not taken it. */
+  claimVerification(): boolean;
   /** Ends a thread that will not be used, and closes its descriptor. */
   cancel(): void;
 }
@@ -69,8 +82,9 @@ export function startCheckThread(target: CheckTarget): CheckThread {
     listener?.onFailure(why);
   };
   let thread: Worker | undefined;
+  const verifier = new Int32Array(new SharedArrayBuffer(4));
   try {
-    const workerData: SnapshotCheckWork = { target, fd };
+    const workerData: SnapshotCheckWork = { target, fd, verifier };
     thread = workerScript !== undefined ? new Worker(workerScript, { eval: true, workerData }) : new Worker(worker.url, { workerData });
     thread.on('message', (reply: SnapshotCheckReply) => {
       if (!('read' in reply)) answered = true;
@@ -96,6 +110,7 @@ export function startCheckThread(target: CheckTarget): CheckThread {
       if (thread === undefined) return;
       thread.postMessage(job);
     },
+    claimVerification: () => claimVerification(verifier),
     cancel() {
       answered = true;
       // The thread may be mid-read through the descriptor: close it only once the thread has ended.

@@ -3,69 +3,23 @@
 // descriptor kept open, so a large corpus's RSS is its postings, not its texts. The rest (the
 // resident part) was read into memory by the boot's check worker (snapshot-file.ts `readResident`).
 //
-// Integrity: the whole file is still hashed before anything is served (`verify`: the resident part
-// from memory, the rest streamed through one small buffer), and as it is, a CRC-32 is kept for each
-// BLOCK_BYTES block of the sections left in the file. Every later read checks the CRCs of the blocks
+// Integrity: the whole file is hashed before anything is served (snapshot-verify.ts, on this thread
+// or the check worker's), and as it is, a CRC-32 is kept for each BLOCK_BYTES block of the sections
+// left in the file. Every later read checks the CRCs of the blocks
 // it touches, so a file changed in place or cut short after the boot is never served: the read throws
 // a `SnapshotError` with code `damaged`, every later read of the file throws too, and the listeners
 // given to `onDamage` hear of it once (the index service reloads, and a reload's index is held in
 // memory). A file replaced by a rename is not seen: the descriptor still reads the file that was checked.
-import { createHash } from 'node:crypto';
-import { closeSync, read, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { READ_ON_DEMAND, SnapshotError } from '../search/index-snapshot.js';
+import { SnapshotError } from '../search/index-snapshot.js';
 import type { SnapshotHeader, SnapshotSection, SnapshotSource } from '../search/index-snapshot.js';
 import type { ReadRange } from '../search/document-table.js';
+import { BLOCK_BYTES, snapshotExtents, verifySnapshot } from './snapshot-verify.js';
+import type { Extent, ResidentSnapshot, Verification } from './snapshot-verify.js';
 
-/**
- * The unit a CRC covers: small, because a hit reads and checks every block its text touches (a
- * search reads about 20 texts and records); the CRCs of 185 MiB are then 190 KB.
- */
-export const BLOCK_BYTES = 4 << 10;
 /** A read takes at least this many bytes (whole blocks), kept for the next read: a scan of every document reads each block about once. */
 const WINDOW_BYTES = 2 * BLOCK_BYTES;
-/** The streaming buffer of `verify`: whole blocks, about 3 ms of SHA-256. */
-const STREAM_BYTES = 256 * BLOCK_BYTES;
-
-/** A run of the file's bytes `[from, to)`: in memory at `at` of the resident bytes, or in the file (section `section`). */
-export type Extent = { from: number; to: number; at: number } | { from: number; to: number; section: SnapshotSection };
-
-const align8 = (n: number): number => (n + 7) & ~7;
-
-/**
- * The file's bytes `[0, totalBytes)` cut into runs, in file order: each section of `inFile` from its
- * offset to the 8-byte boundary after it, and the runs between them resident, packed one after
- * another (each starts on an 8-byte boundary in the file, so it does in memory too).
- */
-export function snapshotExtents(header: SnapshotHeader, inFile: readonly string[] = READ_ON_DEMAND): { extents: Extent[]; residentBytes: number } {
-  const left = header.sections.filter((s) => inFile.includes(s.name) && s.byteLength > 0).sort((a, b) => a.offset - b.offset);
-  const extents: Extent[] = [];
-  let at = 0;
-  let from = 0;
-  const resident = (to: number): void => {
-    if (to <= from) return;
-    extents.push({ from, to, at });
-    at += to - from;
-  };
-  for (const section of left) {
-    resident(section.offset);
-    from = Math.min(header.totalBytes, align8(section.offset + section.byteLength));
-    extents.push({ from: section.offset, to: from, section });
-  }
-  resident(header.totalBytes);
-  return { extents, residentBytes: at };
-}
-
-/** What the check worker hands over: the resident bytes (shared), the descriptor it keeps open, the digest. */
-export interface ResidentSnapshot {
-  path: string;
-  fd: number;
-  header: SnapshotHeader;
-  /** The resident runs of `snapshotExtents(header)`, packed. */
-  resident: Uint8Array;
-  /** The SHA-256 the whole file (less these 32 bytes) must hash to. */
-  digest: Uint8Array;
-}
 
 // A descriptor is closed when nothing can read through it any more: an index of an older generation
 // may still answer a call that started on it, so the swap does not close it.
@@ -76,6 +30,9 @@ const closer = new FinalizationRegistry<number>((fd) => {
     // Already closed by `close()`.
   }
 });
+
+export { BLOCK_BYTES, snapshotExtents };
+export type { ResidentSnapshot };
 
 export class SnapshotInFile implements SnapshotSource {
   readonly header: SnapshotHeader;
@@ -109,40 +66,17 @@ export class SnapshotInFile implements SnapshotSource {
   }
 
   /**
-   * Whether the whole file hashes to its digest, hashed in file order with a turn of the event loop
-   * between slices, so a thread that verifies a large snapshot keeps answering. Records the CRC of
-   * every block of the sections left in the file as it goes. `cancelled()` stops it early (false).
+   * Whether the whole file hashes to its digest (`verifySnapshot`), verified on this thread; records
+   * the CRC of every block of the sections left in the file. `cancelled()` stops it early (false).
    */
   async verify(cancelled: () => boolean = () => false): Promise<boolean> {
-    const hash = createHash('sha256');
-    const buffer = new Uint8Array(STREAM_BYTES);
-    for (const extent of this.#extents) {
-      if ('at' in extent) {
-        for (let from = extent.from; from < extent.to; from += STREAM_BYTES) {
-          if (cancelled()) return false;
-          const at = extent.at + from - extent.from;
-          hash.update(this.#resident.subarray(at, at + Math.min(STREAM_BYTES, extent.to - from)));
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-        continue;
-      }
-      const { section } = extent;
-      const crcs = new Uint32Array(Math.ceil(section.byteLength / BLOCK_BYTES));
-      for (let from = extent.from; from < extent.to; from += STREAM_BYTES) {
-        if (cancelled()) return false;
-        const length = Math.min(STREAM_BYTES, extent.to - from);
-        const got = await readFully(this.#fd, buffer, length, from);
-        if (got < length) return false; // cut short since the worker measured it
-        hash.update(buffer.subarray(0, length));
-        const base = from - section.offset;
-        const sectionEnd = section.byteLength - base;
-        for (let b = 0; b < length && b < sectionEnd; b += BLOCK_BYTES) {
-          crcs[(base + b) / BLOCK_BYTES] = crc32(buffer.subarray(b, Math.min(b + BLOCK_BYTES, sectionEnd)));
-        }
-      }
-      this.#crcs.set(section.name, crcs);
-    }
-    this.#verified = Buffer.from(this.#digest).equals(hash.digest());
+    return this.adopt(await verifySnapshot({ fd: this.#fd, header: this.header, resident: this.#resident, digest: this.#digest }, cancelled));
+  }
+
+  /** Takes a verification of this file done elsewhere (the check worker's); returns whether it passed. */
+  adopt(verification: Verification): boolean {
+    for (const [name, crcs] of verification.crcs) this.#crcs.set(name, crcs);
+    this.#verified = verification.intact;
     return this.#verified;
   }
 
@@ -223,16 +157,6 @@ export class SnapshotInFile implements SnapshotSource {
     this.#listeners.clear();
     throw error;
   }
-}
-
-async function readFully(fd: number, into: Uint8Array, length: number, position: number): Promise<number> {
-  let at = 0;
-  while (at < length) {
-    const got = await new Promise<number>((done, fail) => read(fd, into, at, length - at, position + at, (error, bytesRead) => (error ? fail(error) : done(bytesRead))));
-    if (got === 0) break;
-    at += got;
-  }
-  return at;
 }
 
 function readFullySync(fd: number, into: Uint8Array, position: number): number {
