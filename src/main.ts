@@ -21,17 +21,33 @@ const earlyPaths = snapshotPathsFromEnvironment();
 const startedCheck = earlyPaths === undefined ? undefined : startCheckThread(earlyPaths);
 
 async function main(): Promise<void> {
-  const [{ availableCpus }, { ConfigError }, { loadConfig }, { VECTOR_SAVE_WAIT_MS }, { checkSnapshotInWorker, produceIndex }, { runInChild }, { indexJobOf }, { mcpResourceUrl }] =
-    await Promise.all([
-      import('./available-cpus.js'),
-      import('./config/config-error.js'),
-      import('./config/load-config.js'),
-      import('./config/server-defaults.js'),
-      import('./index-service/produce-index.js'),
-      import('./index-service/run-in-child.js'),
-      import('./index-job-of.js'),
-      import('./server-paths.js'),
-    ]);
+  const configModules = Promise.all([
+    import('./available-cpus.js'),
+    import('./config/config-error.js'),
+    import('./config/load-config.js'),
+    import('./config/server-defaults.js'),
+    import('./index-service/produce-index.js'),
+    import('./index-service/run-in-child.js'),
+    import('./index-job-of.js'),
+    import('./server-paths.js'),
+  ]);
+  // The server's modules are fetched and compiled right behind the configuration's, and while the
+  // configuration is read and the job sent to the check's thread: the loader reads files meanwhile.
+  const serverModules = Promise.all([
+    import('@hono/node-server'),
+    import('./auth/static-tokens.js'),
+    import('./auth/token-file.js'),
+    import('./http/assemble.js'),
+    import('./http/server-options.js'),
+    import('./index-service/corpus-watcher.js'),
+    import('./index-service/index-service.js'),
+    import('./semantic/vector-cache-file.js'),
+    import('./logger.js'),
+    import('./mcp/index-holder.js'),
+    import('./semantic/semantic-from-config.js'),
+  ]);
+  serverModules.catch(() => undefined); // awaited below; a configuration error exits before
+  const [{ availableCpus }, { ConfigError }, { loadConfig }, { VECTOR_SAVE_WAIT_MS }, { checkSnapshotInWorker, produceIndex }, { runInChild }, { indexJobOf }, { mcpResourceUrl }] = await configModules;
   let config: Config;
   try {
     config = loadConfig(undefined, { cpus: availableCpus() }); // the process's environment
@@ -45,7 +61,7 @@ async function main(): Promise<void> {
   const job = await indexJobOf(config);
   const indexFile = job.indexFile;
   // The snapshot is checked in a worker thread (the one started above when it has the job's paths)
-  // while this thread loads the server's modules: they are imported below, not above.
+  // while this thread loads the server's modules.
   // The checksum is left to the worker unless this thread, once listening, is free for it first.
   let listening = (): void => undefined;
   const mainFree = new Promise<void>((resolve) => (listening = resolve));
@@ -63,19 +79,7 @@ async function main(): Promise<void> {
     { createLogger },
     { IndexHolder },
     { semanticServiceFromConfig },
-  ] = await Promise.all([
-    import('@hono/node-server'),
-    import('./auth/static-tokens.js'),
-    import('./auth/token-file.js'),
-    import('./http/assemble.js'),
-    import('./http/server-options.js'),
-    import('./index-service/corpus-watcher.js'),
-    import('./index-service/index-service.js'),
-    import('./semantic/vector-cache-file.js'),
-    import('./logger.js'),
-    import('./mcp/index-holder.js'),
-    import('./semantic/semantic-from-config.js'),
-  ]);
+  ] = await serverModules;
   // AUTH_TOKENS_FILE is read here rather than in src/config/, which stays a pure function of its arguments.
   let fileTokens: string[] = [];
   if (config.auth.tokensFile !== undefined) {
