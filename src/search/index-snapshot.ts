@@ -21,6 +21,7 @@ import { InvertedIndex, type InvertedIndexParts } from './inverted-index.js';
 import { SearchIndex, type SearchIndexParts } from './search-index.js';
 import { DocumentBytes, type ReadRange } from './document-table.js';
 import { resolveSearchOptions } from './search-options.js';
+import { termTableOfJson, type TermTable } from './term-table.js';
 import { CodedError } from '../coded-error.js';
 
 /** Bumped whenever the byte layout changes; a snapshot of another layout is refused. */
@@ -210,7 +211,13 @@ export function* decodeIndexSnapshotSteps(input: Uint8Array | SnapshotSource, ti
     throw new SnapshotError('malformed', 'snapshot documents and texts do not line up');
   }
   phaseDone('documentsMs');
-  const terms = json<string[]>('terms');
+  let terms: TermTable;
+  try {
+    terms = termTableOfJson(array('terms', 'u8'));
+  } catch (error) {
+    if (error instanceof SnapshotError) throw error;
+    throw new SnapshotError('malformed', `snapshot section "terms" is not readable (${error instanceof Error ? error.message : String(error)})`);
+  }
   phaseDone('termsMs');
   const inverted: InvertedIndexParts = {
     terms,

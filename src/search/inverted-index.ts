@@ -1,3 +1,6 @@
+import { termTableOf } from './term-table.js';
+import type { TermTable } from './term-table.js';
+
 interface InvertedIndexArrays {
   idf: Float64Array;
   postingStart: Uint32Array;
@@ -11,12 +14,15 @@ interface InvertedIndexArrays {
 }
 
 interface InvertedIndexFields extends InvertedIndexArrays {
-  termIds: ReadonlyMap<string, number>;
+  terms: TermTable;
 }
 
-/** An index taken apart: its terms in id order and its typed arrays (see the class comment). */
+/**
+ * An index taken apart: its terms in id order (a list, or a table already made over a snapshot's
+ * bytes: term-table.ts) and its typed arrays (see the class comment).
+ */
 export interface InvertedIndexParts extends InvertedIndexArrays {
-  terms: readonly string[];
+  terms: readonly string[] | TermTable;
 }
 
 /**
@@ -39,10 +45,10 @@ export class InvertedIndex {
   readonly forwardTerm: Uint32Array;
   readonly forwardTf: Uint16Array;
   readonly bodyLength: Uint32Array;
-  readonly #termIds: ReadonlyMap<string, number>;
+  readonly #terms: TermTable;
 
   private constructor(fields: InvertedIndexFields) {
-    this.#termIds = fields.termIds;
+    this.#terms = fields.terms;
     this.idf = fields.idf;
     this.postingStart = fields.postingStart;
     this.postingChunk = fields.postingChunk;
@@ -62,8 +68,9 @@ export class InvertedIndex {
    * arrays are used as they are, not copied. Throws a RangeError when their lengths disagree.
    */
   static fromParts(parts: InvertedIndexParts): InvertedIndex {
-    const { terms, ...arrays } = parts;
-    const termCount = terms.length;
+    const { terms: given, ...arrays } = parts;
+    const terms = Array.isArray(given) ? termTableOf(given) : (given as TermTable);
+    const termCount = terms.size;
     const chunkCount = arrays.bodyLength.length;
     const postings = arrays.postingChunk.length;
     const entries = arrays.forwardTerm.length;
@@ -76,16 +83,13 @@ export class InvertedIndex {
       arrays.forwardTf.length === entries &&
       (arrays.forwardStart.length === 0 ? entries === 0 : arrays.forwardStart.length === chunkCount + 1 && arrays.forwardStart[chunkCount] === entries);
     if (!consistent) throw new RangeError('inverted index parts have inconsistent lengths');
-    const termIds = new Map<string, number>();
-    for (let t = 0; t < termCount; t += 1) termIds.set(terms[t] as string, t);
-    if (termIds.size !== termCount) throw new RangeError('inverted index parts repeat a term');
-    return new InvertedIndex({ termIds, ...arrays });
+    return new InvertedIndex({ terms, ...arrays });
   }
 
   /** Everything the index is made of, terms in id order; `fromParts` turns it back into an equal index. */
-  parts(): InvertedIndexParts {
+  parts(): InvertedIndexParts & { terms: readonly string[] } {
     return {
-      terms: [...this.#termIds.keys()],
+      terms: this.#terms.list(),
       idf: this.idf,
       postingStart: this.postingStart,
       postingChunk: this.postingChunk,
@@ -100,7 +104,7 @@ export class InvertedIndex {
 
   /** The id of `term`, or -1 when no chunk holds it. */
   termId(term: string): number {
-    return this.#termIds.get(term) ?? -1;
+    return this.#terms.id(term);
   }
 
   /** Chunks holding term `id`. */

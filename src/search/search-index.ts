@@ -176,7 +176,7 @@ export class SearchIndex {
   }
 
   /** The index as plain data, for a snapshot; `fromParts` of it answers every query the same. */
-  parts(): SearchIndexParts & { documents: readonly Document[] } {
+  parts(): SearchIndexParts & { documents: readonly Document[]; inverted: ReturnType<InvertedIndex['parts']> } {
     return {
       options: this.options,
       documents: Array.from({ length: this.#documents.length }, (_, d) => this.#documents.get(d)),
