@@ -47,9 +47,6 @@ export function buildProgressView({ out, redrawMs = 100, lineMs = 5000, prefix =
   const every = tty ? redrawMs : lineMs;
   let latest: BuildProgress | undefined;
   let phaseStartedAt = now();
-  // A phase may begin part done (a parallel build's 'index' starts when the reading ends, with most
-  // documents tokenized beside it): the rate counts from its first report.
-  let phaseStartDone = 0;
   let drawnAt = now();
   let drawnPhase: BuildPhase | undefined;
   let finished = false;
@@ -60,11 +57,11 @@ export function buildProgressView({ out, redrawMs = 100, lineMs = 5000, prefix =
     drawnPhase = latest.phase;
     const seconds = (drawnAt - phaseStartedAt) / 1000;
     if (tty) {
-      const line = barLine(latest, seconds, phaseStartDone);
+      const line = barLine(latest, seconds);
       const width = out.columns !== undefined && out.columns > 0 ? out.columns - 1 : 79;
       out.write(`${ERASE_LINE}${line.length > width ? line.slice(0, width) : line}`);
     } else {
-      out.write(`${prefix}${plainLine(latest, seconds, phaseStartDone)}\n`);
+      out.write(`${prefix}${plainLine(latest, seconds)}\n`);
     }
   };
   // The job's reports drive the drawing; the timer only keeps a stalled phase (one slow file) visibly alive.
@@ -74,10 +71,7 @@ export function buildProgressView({ out, redrawMs = 100, lineMs = 5000, prefix =
   return {
     update(progress) {
       if (finished) return;
-      if (progress.phase !== latest?.phase) {
-        phaseStartedAt = now();
-        phaseStartDone = progress.done;
-      }
+      if (progress.phase !== latest?.phase) phaseStartedAt = now();
       latest = progress;
       // A new phase shows at once on a terminal; off it, lines stay every `lineMs`.
       if ((tty && progress.phase !== drawnPhase) || now() - drawnAt >= every) draw();
@@ -91,19 +85,19 @@ export function buildProgressView({ out, redrawMs = 100, lineMs = 5000, prefix =
   };
 }
 
-function barLine(progress: BuildProgress, seconds: number, startDone: number): string {
+function barLine(progress: BuildProgress, seconds: number): string {
   const label = LABELS[progress.phase];
   if (progressUnit(progress.phase) === undefined) return `${label}…`;
   const filled = Math.round(progressRatio(progress) * BAR_WIDTH);
   // The rate and the time left come before the details: a narrow terminal cuts the end of the line.
-  return [`${label} [${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}] ${counts(progress)}`, ...pace(progress, seconds, startDone), ...details(progress)].join(' · ');
+  return [`${label} [${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}] ${counts(progress)}`, ...pace(progress, seconds), ...details(progress)].join(' · ');
 }
 
-function plainLine(progress: BuildProgress, seconds: number, startDone: number): string {
+function plainLine(progress: BuildProgress, seconds: number): string {
   const label = LABELS[progress.phase];
   if (progressUnit(progress.phase) === undefined) return `${label}…`;
   const percent = Math.floor(progressRatio(progress) * 100);
-  return `${label}: ${[`${counts(progress)} (${percent}%)`, ...details(progress), ...pace(progress, seconds, startDone)].join(', ')}`;
+  return `${label}: ${[`${counts(progress)} (${percent}%)`, ...details(progress), ...pace(progress, seconds)].join(', ')}`;
 }
 
 /** "1,234/5,000 extracted" (of the files, in "reading files") or "800/5,000 documents". */
@@ -115,10 +109,10 @@ function details({ read, chunks }: BuildProgress): string[] {
   return [...(read !== undefined ? [`${number(read)} read`] : []), ...(chunks !== undefined ? [`${number(chunks)} chunks`] : [])];
 }
 
-/** "850/s", "ETA 5 s": from the phase's average so far (`startDone` were done when it began); nothing until there is one. */
-function pace({ done, total }: BuildProgress, seconds: number, startDone: number): string[] {
-  if (done <= startDone || seconds <= 0) return [];
-  const rate = (done - startDone) / seconds;
+/** "850/s", "ETA 5 s": from the phase's average so far; nothing until there is one. */
+function pace({ done, total }: BuildProgress, seconds: number): string[] {
+  if (done === 0 || seconds <= 0) return [];
+  const rate = done / seconds;
   return [`${number(Math.round(rate))}/s`, `ETA ${duration((total - done) / rate)}`];
 }
 

@@ -27,11 +27,6 @@ export interface LoadCorpusOptions {
   onRead?: OnRead;
   /** Told after every file read and every file done with (a document or a skip); cheap to call often. */
   onProgress?: (progress: LoadProgress) => void;
-  /**
-   * Throw `no_documents` when no file becomes a document. Default true; false for a caller that
-   * loads one part of a corpus at a time and judges the whole.
-   */
-  requireDocuments?: boolean;
 }
 
 /** Files of the walk: `read` from disk so far, `done` (extracted or skipped) out of `total`. */
@@ -146,7 +141,7 @@ export async function loadCorpus(root: string, options: LoadCorpusOptions = {}):
   skipped.sort((a, b) => compare(a.path, b.path));
   warnings.sort((a, b) => compare(a.path, b.path));
 
-  if (documents.length === 0 && options.requireDocuments !== false) {
+  if (documents.length === 0) {
     const found = skipped.length === 0 ? 'is empty' : `contains no documents to index (${summarise(skipped)})`;
     throw fail('no_documents', found, `add ${FILES} to it, or set CORPUS_DIR to another folder`);
   }
