@@ -80,25 +80,24 @@ export class IndexAssembler {
     const termCount = this.#termIds.size;
     const averageBodyLength = chunkCount > 0 ? this.#totalBody / chunkCount : 0;
 
-    // Weights, and per term the postings it gets, counted first so each list is filled in chunk order.
-    const weights: Float64Array[] = [];
+    // Per term the postings it gets, counted first so each list is filled in chunk order. The weights
+    // are computed again when the lists are filled rather than kept: an array of them (100 MB at 100k
+    // documents) cost more in fresh pages than computing each twice.
+    const weightOf = (batch: TokenizedBatch, e: number, length: number): number =>
+      saturate(combinedTf(params, batch.entryBody[e] as number, batch.entryTitle[e] as number, batch.entryHeading[e] as number, length, averageBodyLength), params.k1);
     const postingStart = new Uint32Array(termCount + 1);
     let postings = 0;
     for (const batch of batches) {
-      const { entryStart, entryTerm, entryBody, entryTitle, entryHeading, bodyLength } = batch;
-      const weight = new Float64Array(entryTerm.length);
+      const { entryStart, entryTerm, bodyLength } = batch;
       for (let c = 0; c < bodyLength.length; c += 1) {
         const length = bodyLength[c] as number;
         for (let e = entryStart[c] as number; e < (entryStart[c + 1] as number); e += 1) {
-          const w = saturate(combinedTf(params, entryBody[e] as number, entryTitle[e] as number, entryHeading[e] as number, length, averageBodyLength), params.k1);
-          weight[e] = w;
-          if (w === 0) continue;
+          if (weightOf(batch, e, length) === 0) continue;
           postings += 1;
           const next = (entryTerm[e] as number) + 1;
           postingStart[next] = (postingStart[next] as number) + 1;
         }
       }
-      weights.push(weight);
     }
     for (let t = 0; t < termCount; t += 1) postingStart[t + 1] = (postingStart[t + 1] as number) + (postingStart[t] as number);
 
@@ -118,8 +117,7 @@ export class IndexAssembler {
     let document = 0;
     let chunkBase = 0;
     let entryBase = 0;
-    batches.forEach((batch, b) => {
-      const weight = weights[b] as Float64Array;
+    for (const batch of batches) {
       const { entryStart, entryTerm, entryBody } = batch;
       const chunks = batch.bodyLength.length;
       for (let d = 0; d < batch.chunkCounts.length; d += 1) {
@@ -133,6 +131,7 @@ export class IndexAssembler {
       bodyLength.set(batch.bodyLength, chunkBase);
       for (let c = 0; c < chunks; c += 1) {
         const chunk = chunkBase + c;
+        const length = batch.bodyLength[c] as number;
         if (keepForward) forwardStart[chunk] = entryBase + (entryStart[c] as number);
         for (let e = entryStart[c] as number; e < (entryStart[c + 1] as number); e += 1) {
           const term = entryTerm[e] as number;
@@ -140,7 +139,7 @@ export class IndexAssembler {
             forwardTerm[entryBase + e] = term;
             forwardTf[entryBase + e] = Math.min(entryBody[e] as number, 0xffff);
           }
-          const w = weight[e] as number;
+          const w = weightOf(batch, e, length);
           if (w === 0) continue;
           const at = fill[term] as number;
           fill[term] = at + 1;
@@ -151,8 +150,7 @@ export class IndexAssembler {
       }
       chunkBase += chunks;
       entryBase += entryTerm.length;
-      weights[b] = new Float64Array(0);
-    });
+    }
     if (keepForward) forwardStart[chunkCount] = entryBase;
     const idfs = new Float64Array(termCount);
     for (let t = 0; t < termCount; t += 1) idfs[t] = idf(chunkCount, (postingStart[t + 1] as number) - (postingStart[t] as number));
