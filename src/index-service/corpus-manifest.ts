@@ -9,7 +9,7 @@
 // a rebuild, and a check costs a hash, not a PDF parse. The manifest is the walk the build itself reads from, taken *before*
 // the files are read: a file edited during the build then differs from it at the next check and is
 // read again, never trusted stale.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { CodedError } from '../coded-error.js';
 import { readCandidateBytes } from '../corpus/read-document.js';
@@ -148,7 +148,8 @@ function isEarlierFormat(bytes: Uint8Array | undefined): boolean {
 
 /** The digest of a file's bytes as the manifest stores it. */
 export function contentDigest(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('base64url').slice(0, 22);
+  // One call, no Hash object: it runs once per file of a build (100k at a time).
+  return hash('sha256', bytes, 'base64url').slice(0, 22);
 }
 
 /**
