@@ -9,11 +9,11 @@ export interface WeightedTerms {
 
 /**
  * Chunk spans up to this many chunks are summed in an array indexed by chunk; longer ones by the
- * dense merge. 65,536 float64 sums are 512 KiB, which stays in a core's cache (1 MiB of L2 here):
- * there a scattered write is as cheap as a sequential one, and the merge's copying of the touched
+ * dense merge. 65,536 float64 sums are 512 KiB, small enough to stay in a core's cache: there a
+ * scattered write is as cheap as a sequential one, and the merge's copying of the touched
  * list at every term costs more than it saves. CPU per ranking over SciFact's 809 training claims,
- * array against merge: 31 against 55 µs at ×1 (8,854 chunks), 66 against 91 at ×4 (35,416),
- * about even at ×10 (88,540), 295 against 225 at ×20 (177,080); see docs/BENCHMARKS.md.
+ * array against merge: 30 against 55 µs at ×1 (8,854 chunks), 66 against 91 at ×4 (35,416), 128
+ * against 122 at ×10 (88,540), 295 against 225 at ×20 (177,080); see docs/BENCHMARKS.md.
  */
 export const SCATTER_SPAN = 65_536;
 
