@@ -6,13 +6,17 @@
 //
 //   npm run bench:call-cost                       # ×4 and ×20
 //   npm run bench:call-cost -- --copies 20 --reps 3
+//
+// The phases run on the index decoded in memory; one more row reads the hits' texts and records
+// from the snapshot file, as a server booted from a snapshot does (src/index-service/snapshot-in-file.ts).
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CallToolRequestSchema, CallToolResultSchema, JSONRPCMessageSchema, PingRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { readSnapshotFile } from '../src/index-service/snapshot-file.js';
+import { openSnapshotFile, readSnapshotFile } from '../src/index-service/snapshot-file.js';
+import { SnapshotInFile } from '../src/index-service/snapshot-in-file.js';
 import { IndexHolder } from '../src/mcp/index-holder.js';
 import { createMcpService } from '../src/mcp/mcp-service.js';
 import { decodeIndexSnapshot } from '../src/search/index-snapshot.js';
@@ -45,6 +49,7 @@ const PHASES = [
   'client: outputSchema validation (only after tools/list)',
   'ping, server: SDK request parse + SSE message JSON + encode',
   'ping, client: decode + JSON.parse + message parse',
+  'search: hits + snippets, texts and records read from the file (as a snapshot boot serves them)',
 ] as const;
 
 async function measure(copies: number, claims: readonly string[]): Promise<{ us: Map<string, number>; bytes: number }> {
@@ -56,6 +61,10 @@ async function measure(copies: number, claims: readonly string[]): Promise<{ us:
     stdio: 'ignore',
   });
   const { index } = decodeIndexSnapshot(readSnapshotFile(indexFile).bytes);
+  const file = new SnapshotInFile(await openSnapshotFile(indexFile).readResident());
+  if (!(await file.verify())) throw new Error(`snapshot ${indexFile} does not hash to its digest`);
+  const served = decodeIndexSnapshot(file).index;
+  // Open, the file stays readable once unlinked.
   rmSync(indexFile, { force: true });
   const service = createMcpService({ holder: IndexHolder.of({ index, skipped: [] }), indexWaitMs: 60_000 });
   const listing = service.listToolsResult.tools.find((t) => t.name === 'search_documents');
@@ -107,12 +116,15 @@ async function measure(copies: number, claims: readonly string[]): Promise<{ us:
       lap(PHASES[12]);
       JSONRPCMessageSchema.parse(unSse(ping));
       lap(PHASES[13]);
+      for (const hit of served.hits(query, ids, scores)) void hit.snippet;
+      lap(PHASES[14]);
       if (record) {
         calls += 1;
         bytes += wire.length;
       }
     }
   }
+  file.close();
   const us = new Map([...total].map(([phase, ms]) => [phase, (ms / calls) * 1000]));
   return { us, bytes: bytes / calls };
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvertedIndex } from './inverted-index.js';
-import { createScoreScratch, maxScore } from './max-score.js';
+import { createScoreScratch, maxScore, SCATTER_SPAN } from './max-score.js';
 import { TopK } from './top-k.js';
 
 /** Term t holds each chunk with probability `density[t]`, at a weight in (0, 1]; no forward index. */
@@ -55,8 +55,16 @@ function fullScan(index: InvertedIndex, ids: number[], weights: number[], from: 
   return { ids: top, scores: top.map((c) => scores[c] as number) };
 }
 
+// Spans up to scatterSpan chunks are summed in an array indexed by chunk, longer ones by merging
+// sorted lists: 0 takes the merge for every span, SCATTER_SPAN the array, 2000 both by span.
+const PATHS = [
+  ['merging sorted lists', 0],
+  ['an array indexed by chunk', SCATTER_SPAN],
+  ['either, by the span', 2000],
+] as const;
+
 describe('maxScore', () => {
-  it('gives the top k of a full scan, bit for bit, when rare terms meet long common lists', () => {
+  it.each(PATHS)('gives the top k of a full scan, bit for bit, when rare terms meet long common lists (%s)', (_, scatterSpan) => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 2 ** 31 - 1 }),
@@ -74,7 +82,7 @@ describe('maxScore', () => {
           const ids = density.map((_, t) => t);
           const w = ids.map((t) => weights[t] as number);
           const top = new TopK(k);
-          maxScore(index, createScoreScratch(index.chunkCount), { ids, weights: w }, from, to, top);
+          maxScore(index, createScoreScratch(index.chunkCount, scatterSpan), { ids, weights: w }, from, to, top);
           expect(top.drain()).toEqual(fullScan(index, ids, w, from, to, k));
         },
       ),
@@ -82,7 +90,7 @@ describe('maxScore', () => {
     );
   });
 
-  it('answers a query the same after another query used the scratch', () => {
+  it.each(PATHS)('answers a query the same after another query used the scratch (%s)', (_, scatterSpan) => {
     let state = 7;
     const random = (): number => {
       state = (Math.imul(state, 48271) + 11) % 2147483647;
@@ -94,8 +102,8 @@ describe('maxScore', () => {
       maxScore(index, scratch, { ids, weights }, 0, 4000, top);
       return top.drain();
     };
-    const shared = createScoreScratch(index.chunkCount);
+    const shared = createScoreScratch(index.chunkCount, scatterSpan);
     run(shared, [0, 1, 2, 3, 4], [5, 4, 1, 0.5, 0.4]);
-    expect(run(shared, [2, 4], [1, 2])).toEqual(run(createScoreScratch(index.chunkCount), [2, 4], [1, 2]));
+    expect(run(shared, [2, 4], [1, 2])).toEqual(run(createScoreScratch(index.chunkCount, scatterSpan), [2, 4], [1, 2]));
   });
 });
