@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { Piscina } from 'piscina';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeFlateBombPdf, makePdf } from '../../../test/support/pdf-fixtures.js';
 import { type ExtractionPool, createExtractionPool } from './extraction-pool.js';
 
@@ -61,5 +62,18 @@ describe('createExtractionPool', () => {
     ['threads', { threads: 1.5 }],
   ])('rejects a bad %s with a RangeError naming it', (name, bad) => {
     expect(() => createExtractionPool({ timeoutMs: 1000, memoryMb: 256, threads: 1, limits, ...bad })).toThrow(new RegExp(`^${name} must be`));
+  });
+
+  it('outlives a worker that fails with no task left to fail (aborted, then out of heap while terminated)', async () => {
+    // piscina reports such a failure as an 'error' event of the pool; unheard, it would be thrown.
+    const on = vi.spyOn(Piscina.prototype, 'on');
+    try {
+      pool = createExtractionPool({ timeoutMs: 30_000, memoryMb: 256, threads: 1, limits });
+      const piscina = on.mock.contexts[0] as Piscina;
+      expect(() => piscina.emit('error', Object.assign(new Error('Worker terminated due to reaching memory limit'), { code: 'ERR_WORKER_OUT_OF_MEMORY' }))).not.toThrow();
+      await expect(pool.extract('pdf', await makePdf({ pages: [{ lines: ['Still serving.'] }] }))).resolves.toMatchObject({ text: expect.stringContaining('Still serving.') });
+    } finally {
+      on.mockRestore();
+    }
   });
 });

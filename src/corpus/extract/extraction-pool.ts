@@ -53,6 +53,10 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.min(64, memoryMb / 4) },
     ...(FROM_SOURCE ? { execArgv: ['--import', 'tsx'] } : {}),
   });
+  // piscina emits 'error' for a worker that fails with no task left to fail: one aborted (time limit,
+  // watchdog) that runs out of heap while it is being terminated. Its task has already failed with
+  // its own reason; unheard, the event would be an uncaught exception that ends the process.
+  pool.on('error', () => undefined);
   // Tasks wait here rather than in piscina's queue, so a file's time limit starts when it runs.
   const waiting: Array<() => void> = [];
   let running = 0;
