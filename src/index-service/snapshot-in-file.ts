@@ -10,12 +10,12 @@
 // a `SnapshotError` with code `damaged`, every later read of the file throws too, and the listeners
 // given to `onDamage` hear of it once (the index service reloads, and a reload's index is held in
 // memory). A file replaced by a rename is not seen: the descriptor still reads the file that was checked.
-import { closeSync, readSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { SnapshotError } from '../search/index-snapshot.js';
 import type { SnapshotHeader, SnapshotSection, SnapshotSource } from '../search/index-snapshot.js';
 import type { ReadRange } from '../search/document-table.js';
-import { BLOCK_BYTES, snapshotExtents, verifySnapshot } from './snapshot-verify.js';
+import { BLOCK_BYTES, readFullySync, snapshotExtents, verifySnapshot } from './snapshot-verify.js';
 import type { Extent, ResidentSnapshot, Verification } from './snapshot-verify.js';
 
 /** A read takes at least this many bytes (whole blocks), kept for the next read: a scan of every document reads each block about once. */
@@ -132,7 +132,7 @@ export class SnapshotInFile implements SnapshotSource {
     const bytes: Uint8Array = Buffer.allocUnsafe(to - from);
     let got = 0;
     try {
-      got = readFullySync(this.#fd, bytes, section.offset + from);
+      got = readFullySync(this.#fd, bytes, bytes.length, section.offset + from);
     } catch (error) {
       this.#damaged(section, from, to, `it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
     }
@@ -157,14 +157,4 @@ export class SnapshotInFile implements SnapshotSource {
     this.#listeners.clear();
     throw error;
   }
-}
-
-function readFullySync(fd: number, into: Uint8Array, position: number): number {
-  let at = 0;
-  while (at < into.length) {
-    const got = readSync(fd, into, at, into.length - at, position + at);
-    if (got === 0) break;
-    at += got;
-  }
-  return at;
 }

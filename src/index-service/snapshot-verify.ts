@@ -108,7 +108,8 @@ export async function verifySnapshot(
   return Buffer.from(digest).equals(hash.digest()) ? { intact: true, crcs: crcTable } : failed;
 }
 
-function readFullySync(fd: number, into: Uint8Array, length: number, position: number): number {
+/** Reads `length` bytes at `position` into `into`, fewer only where the file ends; how many. */
+export function readFullySync(fd: number, into: Uint8Array, length: number, position: number): number {
   let at = 0;
   while (at < length) {
     const got = readSync(fd, into, at, length - at, position + at);
