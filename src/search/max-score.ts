@@ -91,10 +91,9 @@ interface Plan {
  * read, skipping untouched chunks. Leaves `sums` all 0 again.
  */
 function rankByArray(index: InvertedIndex, touched: Uint32Array, sums: Float64Array, plan: Plan, from: number, to: number, top: TopK): void {
-  const { postingStart, postingChunk, postingWeight } = index;
+  const { postingChunk, postingWeight } = index;
   const { terms, order, bound } = plan;
   const n = order.length;
-  const whole = from === 0 && to === index.chunkCount;
   let remaining = plan.remaining;
   let count = 0;
   let best = 0;
@@ -103,14 +102,8 @@ function rankByArray(index: InvertedIndex, touched: Uint32Array, sums: Float64Ar
   for (; next < n; next += 1) {
     const t = order[next] as number;
     const weight = terms.weights[t] as number;
-    const id = terms.ids[t] as number;
-    let p = postingStart[id] as number;
-    let stop = postingStart[id + 1] as number;
-    if (!whole) {
-      p = seek(postingChunk, p, stop, from);
-      stop = seek(postingChunk, p, stop, to);
-    }
-    for (; p < stop; p += 1) {
+    const [start, stop] = postingRange(index, terms.ids[t] as number, from, to);
+    for (let p = start; p < stop; p += 1) {
       const chunk = postingChunk[p] as number;
       const score = sums[chunk - from] as number;
       // Weights are > 0, so a sum of 0 is a chunk not yet touched.
@@ -134,14 +127,8 @@ function rankByArray(index: InvertedIndex, touched: Uint32Array, sums: Float64Ar
   for (; next < n; next += 1) {
     const t = order[next] as number;
     const weight = terms.weights[t] as number;
-    const id = terms.ids[t] as number;
-    let p = postingStart[id] as number;
-    let stop = postingStart[id + 1] as number;
-    if (!whole) {
-      p = seek(postingChunk, p, stop, from);
-      stop = seek(postingChunk, p, stop, to);
-    }
-    for (; p < stop; p += 1) {
+    const [start, stop] = postingRange(index, terms.ids[t] as number, from, to);
+    for (let p = start; p < stop; p += 1) {
       const at = (postingChunk[p] as number) - from;
       const score = sums[at] as number;
       if (score !== 0) sums[at] = score + weight * (postingWeight[p] as number);
@@ -164,7 +151,6 @@ function rankByMerge(index: InvertedIndex, scratch: ScoreScratch, plan: Plan, fr
   const { terms, order, bound } = plan;
   const n = order.length;
   let remaining = plan.remaining;
-  const whole = from === 0 && to === index.chunkCount;
   // The touched chunks, ascending, and their partial scores: kept dense and merged with each term's
   // list in order, rather than summed in an array indexed by chunk, because reading and writing
   // in sequence stays cheap where scattered writes over a large corpus miss the cache.
@@ -178,15 +164,9 @@ function rankByMerge(index: InvertedIndex, scratch: ScoreScratch, plan: Plan, fr
   // OR mode: every posting counts, and a chunk seen for the first time joins the touched list.
   for (; next < n; next += 1) {
     const t = order[next] as number;
-    const id = terms.ids[t] as number;
     const weight = terms.weights[t] as number;
-    const end = postingStart[id + 1] as number;
-    let p = postingStart[id] as number;
-    let stop = end;
-    if (!whole) {
-      p = seek(postingChunk, p, end, from);
-      stop = seek(postingChunk, p, end, to);
-    }
+    const [start, stop] = postingRange(index, terms.ids[t] as number, from, to);
+    let p = start;
     const outChunks = scratch.chunks[1 - side] as Uint32Array;
     const outScores = scratch.scores[1 - side] as Float64Array;
     let i = 0;
@@ -313,6 +293,16 @@ function countAbove(scores: Float64Array, count: number, floor: number, enough: 
     if (!mayReach(floor, score)) found += 1;
   }
   return found;
+}
+
+/** The postings `[p, stop)` of term `id` on chunks in `[from, to)`. */
+function postingRange(index: InvertedIndex, id: number, from: number, to: number): [number, number] {
+  const { postingStart, postingChunk } = index;
+  const start = postingStart[id] as number;
+  const end = postingStart[id + 1] as number;
+  if (from === 0 && to === index.chunkCount) return [start, end];
+  const p = seek(postingChunk, start, end, from);
+  return [p, seek(postingChunk, p, end, to)];
 }
 
 /** Whether something bounded by `bound` could still reach `threshold`, with room for rounding. */
