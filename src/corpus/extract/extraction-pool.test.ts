@@ -68,7 +68,9 @@ describe('createExtractionPool', () => {
     // piscina reports such a failure as an 'error' event of the pool; unheard, it would be thrown.
     const on = vi.spyOn(Piscina.prototype, 'on');
     try {
-      pool = createExtractionPool({ timeoutMs: 30_000, memoryMb: 256, threads: 1, limits });
+      // A generous memory limit, as in the refusal case: after the bomb above the process's RSS can
+      // stay high while the heap and external memory fall, which the watchdog reads as the worker's.
+      pool = createExtractionPool({ timeoutMs: 30_000, memoryMb: 2048, threads: 1, limits });
       const piscina = on.mock.contexts[0] as Piscina;
       expect(() => piscina.emit('error', Object.assign(new Error('Worker terminated due to reaching memory limit'), { code: 'ERR_WORKER_OUT_OF_MEMORY' }))).not.toThrow();
       await expect(pool.extract('pdf', await makePdf({ pages: [{ lines: ['Still serving.'] }] }))).resolves.toMatchObject({ text: expect.stringContaining('Still serving.') });
