@@ -3,7 +3,7 @@
 // lockfile into a scratch /app, copy the compiled output and the bundled corpus, then start the
 // Dockerfile's exact CMD with the Dockerfile's ENV and check what an operator relies on:
 // the HEALTHCHECK command passes, /readyz reports the corpus, a real MCP client can search it,
-// /metrics counts the call, and SIGTERM ends the process with exit code 0.
+// /metrics counts the call, a SIGHUP reload serves, and SIGTERM ends the process with exit code 0.
 //
 //   npx tsx scripts/check-deploy.ts            (run by .ci/run)
 import { spawn, spawnSync } from 'node:child_process';
@@ -171,6 +171,16 @@ step('/metrics on METRICS_PORT counted the call, the public port does not serve 
 
 if (logLines.some((l) => l.includes(token))) fail('a log line contains the bearer token');
 for (const line of logLines) JSON.parse(line); // every stdout line is a JSON log record
+
+// A reload runs the build in a child process started from the bundled server: its entry file must be
+// found from the bundle (scripts/build.mjs), and the new index must serve.
+child.kill('SIGHUP');
+const reloaded = await until('/readyz after SIGHUP', async () => {
+  const body = (await (await fetch(`${base}/readyz`)).json()) as { last_reload?: { trigger?: string; outcome?: string; origin?: string } };
+  return body.last_reload?.trigger === 'SIGHUP' ? body.last_reload : undefined;
+});
+if (reloaded.outcome !== 'ok') fail(`the SIGHUP reload ended ${JSON.stringify(reloaded)}`);
+step(`SIGHUP: reloaded (${reloaded.outcome}, index from the ${reloaded.origin})`);
 
 stopping = true;
 child.kill('SIGTERM');

@@ -46,6 +46,16 @@ describe('Dockerfile', () => {
     expect(instructions(runtime, 'COPY').map((i) => i.args)).toContain('--from=build /app/dist ./dist');
   });
 
+  it('copies into the build stage, before it builds, every file `npm run build` runs', () => {
+    const build = dockerfile.stages.find((s) => s.name === 'build')!;
+    const buildAt = build.instructions.findIndex((i) => i.keyword === 'RUN' && i.args === 'npm run build');
+    const copied = build.instructions.slice(0, buildAt).filter((i) => i.keyword === 'COPY').flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+    const script = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.build!;
+    const files = script.split(/\s+/).filter((word) => /\.(m?js|json)$/.test(word));
+    expect(files).not.toEqual([]);
+    for (const file of files) expect(copied.some((source) => file === source || file.startsWith(`${source.replace(/\/$/, '')}/`))).toBe(true);
+  });
+
   it('installs only production dependencies, from the lockfile, in the runtime stage', () => {
     expect(runArgs(runtime).some((r) => /^npm ci --omit=dev\b/.test(r))).toBe(true);
     expect(runArgs(runtime).some((r) => /npm (i|install)\b/.test(r))).toBe(false);
@@ -107,8 +117,17 @@ describe('Dockerfile', () => {
       .filter((i) => !i.args.startsWith('--from'))
       .flatMap((i) => i.args.split(/\s+/).slice(0, -1));
     expect(copied.length).toBeGreaterThan(0);
+    // Docker's rule: the last line naming the path or a folder above it decides; `!` sends it after all.
+    const sent = (path: string): boolean => {
+      let verdict = true;
+      for (const rule of ignored) {
+        const pattern = rule.replace(/^!/, '').replace(/\/$/, '');
+        if (path === pattern || path.startsWith(`${pattern}/`)) verdict = rule.startsWith('!');
+      }
+      return verdict;
+    };
     for (const path of copied) {
-      expect(ignored, `${path} is copied by the Dockerfile`).not.toContain(path);
+      expect(sent(path), `${path} is copied by the Dockerfile, so .dockerignore must send it`).toBe(true);
       expect(existsSync(new URL(path, root)), `${path} exists`).toBe(true);
     }
   });
