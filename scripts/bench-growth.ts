@@ -33,6 +33,7 @@ const durationS = Number(option('duration', '30'));
 const ratioS = Number(option('ratio-duration', '5'));
 const clients = Number(option('clients', '8'));
 const bootCount = Number(option('boots', '3'));
+if (!Number.isInteger(bootCount) || bootCount < 1) throw new Error(`--boots must be a whole number of at least 1, not ${option('boots', '3')}`);
 
 const load = (): string => loadavg().map((l) => l.toFixed(1)).join(' ');
 const median = (values: number[]): number => {

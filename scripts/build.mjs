@@ -2,7 +2,7 @@
 // the server's entry, dist/src/main.js, with the packages it loads into a few files, written over
 // tsc's main.js. Node's ES module loader spends most of a start on the ~400 small files the server
 // loads (600 ms of a 700 ms start on a 2-core machine, before any work); one bundle loads in less than
-// half that (docs/BENCHMARKS.md, "Growth", step 10). The other entry points (index-cli.js, the build
+// half that (docs/BENCHMARKS.md, "Growth, step 10"). The other entry points (index-cli.js, the build
 // child, the worker threads) stay as tsc wrote them, and so does everything the bundle copies: they
 // load the same code from dist/.
 import { execFileSync } from 'node:child_process';
@@ -49,6 +49,9 @@ await build({
   chunkNames: 'main-chunk-[hash]',
   external: EXTERNAL,
   sourcemap: 'linked',
+  // Our errors take their name from their class (coded-error.ts): a class renamed to avoid a clash
+  // in the bundle would change the names in logs and answers.
+  keepNames: true,
   logLevel: 'warning',
   banner: { js: `${BANNER}\nimport { createRequire as __bundleRequire } from 'node:module';\nconst require = __bundleRequire(import.meta.url);` },
   plugins: [
@@ -59,6 +62,9 @@ await build({
       setup(bundler) {
         bundler.onLoad({ filter: /[\\/]dist[\\/]src[\\/].*\.js$/ }, (args) => {
           let contents = readFileSync(args.path, 'utf8');
+          // Only the URL is given back; the module's folder or file name would be the bundle's.
+          const unsupported = /import\.meta\.(dirname|filename)\b|\b__(dirname|filename)\b/.exec(contents);
+          if (unsupported) throw new Error(`${args.path} uses ${unsupported[0]}, which the bundle would change: derive it from import.meta.url`);
           const own = `./${relative(srcOut, args.path).split('\\').join('/')}`;
           contents = contents.replaceAll('import.meta.url', `new URL(${JSON.stringify(own)}, import.meta.url).href`);
           return { contents, loader: 'js', resolveDir: dirname(args.path) };
