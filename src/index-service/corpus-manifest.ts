@@ -158,14 +158,8 @@ export function contentDigest(bytes: Uint8Array): string {
  * reports that, with the words an operator needs.
  */
 export async function walkForManifest(root: string, onFile?: (file: FileCandidate) => void): Promise<WalkResult | undefined> {
-  let rootReal: string;
   try {
-    rootReal = realpathSync(root);
-  } catch {
-    return undefined;
-  }
-  try {
-    return await walkCorpus(rootReal, onFile);
+    return await walkCorpus(realpathSync(root), onFile);
   } catch {
     return undefined;
   }

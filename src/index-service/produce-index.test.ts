@@ -12,7 +12,8 @@ import { runIndexJob } from './index-job.js';
 import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import { checkSnapshotInWorker, produceIndex } from './produce-index.js';
 import { startCheckThread } from './snapshot-check-thread.js';
-import { SnapshotInFile, snapshotExtents } from './snapshot-in-file.js';
+import { SnapshotInFile } from './snapshot-in-file.js';
+import { snapshotExtents } from './snapshot-verify.js';
 
 let dir: string;
 let job: IndexJob;

@@ -8,7 +8,8 @@ import { markdownDocument as doc } from '../../test/support/markdown-document.js
 import { encodeIndexSnapshot } from '../search/snapshot-encode.js';
 import { SearchIndex } from '../search/search-index.js';
 import { openSnapshotFile, readSnapshotFileUnverified, writeSnapshotFile, writeSnapshotFileInPieces } from './snapshot-file.js';
-import { SnapshotInFile, snapshotExtents } from './snapshot-in-file.js';
+import { SnapshotInFile } from './snapshot-in-file.js';
+import { snapshotExtents } from './snapshot-verify.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -10,8 +10,8 @@ import { threadId } from 'node:worker_threads';
 import { readSnapshotHeader, SnapshotError } from '../search/index-snapshot.js';
 import type { SnapshotHeader } from '../search/index-snapshot.js';
 import { CodedError } from '../coded-error.js';
-import { snapshotExtents } from './snapshot-in-file.js';
-import type { ResidentSnapshot } from './snapshot-in-file.js';
+import { snapshotExtents } from './snapshot-verify.js';
+import type { ResidentSnapshot } from './snapshot-verify.js';
 
 const DIGEST_BYTES = 32;
 

@@ -31,9 +31,6 @@ const closer = new FinalizationRegistry<number>((fd) => {
   }
 });
 
-export { BLOCK_BYTES, snapshotExtents };
-export type { ResidentSnapshot };
-
 export class SnapshotInFile implements SnapshotSource {
   readonly header: SnapshotHeader;
   readonly path: string;
