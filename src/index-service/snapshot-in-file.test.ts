@@ -86,6 +86,33 @@ describe('SnapshotInFile', () => {
     source.close();
   });
 
+  it('reads any range of a section as the file holds it: within a block, across blocks, longer than its buffer, empty', async () => {
+    const { source } = await boot();
+    const section = source.header.sections.find((s) => s.name === 'text');
+    const read = source.reader('text');
+    if (section === undefined || read === undefined) throw new Error('no text section in the file');
+    const expected = (start: number, end: number): Buffer => file.subarray(section.offset + start, section.offset + end);
+    const length = section.byteLength;
+    const ranges: Array<[number, number]> = [
+      [0, 10],
+      [5, 12], // within the last read's blocks
+      [BLOCK_BYTES - 3, BLOCK_BYTES + 3], // across a block boundary
+      [0, length], // longer than the buffer a read keeps
+      [7, 9], // a short read after the long one
+      [length - 1, length],
+      [BLOCK_BYTES, BLOCK_BYTES],
+    ];
+    // And a fixed pseudo-random walk, each range decoded before the next read as callers do.
+    let seed = 7;
+    for (let i = 0; i < 200; i += 1) {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      const start = seed % length;
+      ranges.push([start, Math.min(length, start + (seed % (3 * BLOCK_BYTES)))]);
+    }
+    for (const [start, end] of ranges) expect(Buffer.from(read(start, end)).equals(expected(start, end)), `bytes ${start}–${end}`).toBe(true);
+    source.close();
+  });
+
   it('serves the same hits, snippets, chunks, listing and documents as the index held in memory', async () => {
     const { served, source, inMemory } = await boot();
     expect(served.listDocuments()).toEqual(inMemory.listDocuments());

@@ -18,8 +18,8 @@ import type { ReadRange } from '../search/document-table.js';
 import { BLOCK_BYTES, readFullySync, snapshotExtents, verifySnapshot } from './snapshot-verify.js';
 import type { Extent, ResidentSnapshot, Verification } from './snapshot-verify.js';
 
-/** A read takes at least this many bytes (whole blocks), kept for the next read: a scan of every document reads each block about once. */
-const WINDOW_BYTES = 2 * BLOCK_BYTES;
+/** The size of a section's read buffer, reused from read to read: most texts and records fit. */
+const KEPT_BUFFER_BYTES = 4 * BLOCK_BYTES;
 
 // A descriptor is closed when nothing can read through it any more: an index of an older generation
 // may still answer a call that started on it, so the swap does not close it.
@@ -39,7 +39,12 @@ export class SnapshotInFile implements SnapshotSource {
   readonly #digest: Uint8Array;
   readonly #extents: Extent[];
   readonly #crcs = new Map<string, Uint32Array>();
-  readonly #windows = new Map<string, { from: number; bytes: Uint8Array }>();
+  /**
+   * Per section, the blocks the last read left in its buffer (`bytes`, reused by the next read): a
+   * hit reads its record and then its text, and a scan reads records one after another, so the next
+   * read often lies in the same blocks and needs no read or CRC at all.
+   */
+  readonly #windows = new Map<string, { from: number; length: number; bytes: Uint8Array }>();
   readonly #listeners = new Set<(error: SnapshotError) => void>();
   #verified = false;
   #damage: SnapshotError | undefined;
@@ -118,28 +123,34 @@ export class SnapshotInFile implements SnapshotSource {
     if (this.#damage !== undefined) throw this.#damage;
     if (start < 0 || end > section.byteLength || start > end) throw new RangeError(`bytes ${start}–${end} lie outside section "${section.name}" (${section.byteLength} bytes)`);
     const window = this.#windows.get(section.name);
-    if (window !== undefined && start >= window.from && end <= window.from + window.bytes.length) {
+    if (window !== undefined && start >= window.from && end <= window.from + window.length) {
       return window.bytes.subarray(start - window.from, end - window.from);
     }
     const crcs = this.#crcs.get(section.name);
     if (!this.#verified || crcs === undefined || this.#closed) throw new SnapshotError('damaged', `snapshot ${this.path} is not open for reading: it was not verified, or was closed`);
+    // Only the blocks the range touches: each is read and checked whole, and a SciFact text or record
+    // lies in one or two.
     const from = Math.floor(start / BLOCK_BYTES) * BLOCK_BYTES;
-    const to = Math.min(section.byteLength, Math.max(Math.ceil(end / BLOCK_BYTES) * BLOCK_BYTES, from + WINDOW_BYTES));
-    // Filled whole or refused below, so it need not be zeroed first.
-    const bytes: Uint8Array = Buffer.allocUnsafe(to - from);
+    const to = Math.min(section.byteLength, Math.max(Math.ceil(end / BLOCK_BYTES) * BLOCK_BYTES, from + BLOCK_BYTES));
+    // The section's buffer is overwritten by its next read, so the caller decodes what it gets at once
+    // (ReadRange's contract). Filled whole or refused below, so it need not be zeroed first.
+    // A buffer grown for a long text is not kept for the short reads after it.
+    const reuse = window !== undefined && window.bytes.length >= to - from && window.bytes.length <= Math.max(to - from, KEPT_BUFFER_BYTES);
+    const bytes = reuse ? window.bytes : new Uint8Array(Math.max(to - from, KEPT_BUFFER_BYTES));
+    this.#windows.delete(section.name);
     let got = 0;
     try {
-      got = readFullySync(this.#fd, bytes, bytes.length, section.offset + from);
+      got = readFullySync(this.#fd, bytes, to - from, section.offset + from);
     } catch (error) {
       this.#damaged(section, from, to, `it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
     }
-    if (got < bytes.length) this.#damaged(section, from, to, `the file was cut short (it ends before byte ${section.offset + from + got + 1})`);
-    for (let b = 0; b < bytes.length; b += BLOCK_BYTES) {
-      if (crc32(bytes.subarray(b, Math.min(b + BLOCK_BYTES, bytes.length))) !== crcs[(from + b) / BLOCK_BYTES]) {
+    if (got < to - from) this.#damaged(section, from, to, `the file was cut short (it ends before byte ${section.offset + from + got + 1})`);
+    for (let b = 0; b < to - from; b += BLOCK_BYTES) {
+      if (crc32(bytes.subarray(b, Math.min(b + BLOCK_BYTES, to - from))) !== crcs[(from + b) / BLOCK_BYTES]) {
         this.#damaged(section, from + b, Math.min(to, from + b + BLOCK_BYTES), 'they no longer match their CRC-32 from the boot');
       }
     }
-    this.#windows.set(section.name, { from, bytes });
+    this.#windows.set(section.name, { from, length: to - from, bytes });
     return bytes.subarray(start - from, end - from);
   }
 

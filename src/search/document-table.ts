@@ -38,7 +38,8 @@ export interface ByteTable {
 
 /**
  * Bytes `[start, end)` of a blob that need not be in memory (a snapshot section left in its file).
- * Synchronous, as the hit path is; it throws when the bytes cannot be read intact.
+ * Synchronous, as the hit path is; it throws when the bytes cannot be read intact. The bytes may be
+ * a view of a buffer the next read overwrites: decode them before reading again.
  */
 export type ReadRange = (start: number, end: number) => Uint8Array;
 
