@@ -4,6 +4,7 @@ import { CorpusError } from './corpus-error.js';
 import { compareSources as compare, type CorpusWarning, type Document, type LoadedCorpus, type SkippedFile } from './document.js';
 import { DEFAULT_EXTRACTION_LIMITS, extractDocument } from './extract/extract-document.js';
 import { checkExtractionPoolOptions } from './extract/extraction-pool-options.js';
+import { startFilePrefetch } from './file-prefetch.js';
 import { formatInfo, listExtensions } from './formats.js';
 import { DEFAULT_MAX_FILE_BYTES, type Extract, type OnRead, readDocument } from './read-document.js';
 import { describeError, walkCorpus, type FileCandidate, type WalkResult } from './walk-corpus.js';
@@ -120,11 +121,13 @@ export async function loadCorpus(root: string, options: LoadCorpusOptions = {}):
           progress.read += 1;
           onProgress({ ...progress });
         };
+  const prefetch = startFilePrefetch(walked.files, maxFileBytes);
   try {
     onProgress?.({ ...progress });
     await forEachConcurrently(walked.files, concurrency, async (file: FileCandidate) => {
       const outcome = await readDocument(file, maxFileBytes, extract, onRead);
       progress.done += 1;
+      prefetch?.advance(progress.done);
       onProgress?.({ ...progress });
       if (outcome.kind === 'skipped') {
         skipped.push(outcome.skipped);
@@ -134,7 +137,7 @@ export async function loadCorpus(root: string, options: LoadCorpusOptions = {}):
       if (outcome.warning) warnings.push(outcome.warning);
     });
   } finally {
-    await pool?.close();
+    await Promise.all([pool?.close(), prefetch?.stop()]);
   }
 
   documents.sort((a, b) => compare(a.source, b.source));
