@@ -2,6 +2,7 @@
 // find them cached), no further than PREFETCH_AHEAD, never a file the loader would refuse, and they
 // end when told, even where a file would block an open.
 import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -103,6 +104,15 @@ describe('startFilePrefetch', () => {
     // The thread whose share begins with the FIFO has gone past it: every thread's files are read.
     await vi.waitFor(() => expect(bytesRead() - before).toBeGreaterThanOrEqual((PREFETCH_AHEAD - 1) * FILE_BYTES), { timeout: 20_000, interval: 20 });
     await prefetch?.stop();
+  }, 30_000);
+
+  it('lets a process whose only work is the load finish it: the threads keep it alive until they end', async () => {
+    await smallFiles(PREFETCH_MIN_FILES + 10);
+    const loader = fileURLToPath(new URL('./load-corpus.ts', import.meta.url));
+    const script = `const { loadCorpus } = await import(${JSON.stringify(loader)}); console.log((await loadCorpus(${JSON.stringify(root)})).documents.length);`;
+    // An unsettled top-level await (a load that never ended) exits with 13, and execFileSync throws.
+    const printed = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(printed.trim()).toBe(String(PREFETCH_MIN_FILES + 10));
   }, 30_000);
 
   it('ends with the load, whose documents are those of a load without it', async () => {

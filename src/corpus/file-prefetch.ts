@@ -64,7 +64,6 @@ export function startFilePrefetch(files: readonly FileCandidate[], maxFileBytes:
     try {
       const thread = workerScript !== undefined ? new Worker(workerScript, { eval: true, workerData }) : new Worker(worker.url, { workerData });
       thread.on('error', () => undefined);
-      thread.unref();
       exited.push(new Promise((done) => thread.once('exit', done)));
     } catch {
       // No thread, no read-ahead: the load is as it was without it.
