@@ -1,10 +1,10 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import type { CorpusWarning, Document, SkippedFile } from './document.js';
 import { cutTitle, type Extracted, ExtractionError, unreadableAs } from './extract/extracted.js';
 import type { DocumentFormat } from './document.js';
 import { formatInfo } from './formats.js';
-import { formatBytes } from './format-bytes.js';
+import { openCandidate, tooLarge } from './open-candidate.js';
 import { describeError, type FileCandidate } from './walk-corpus.js';
 
 /** Files larger than this many bytes are skipped unless the caller sets another limit: 10 MiB. */
@@ -81,33 +81,21 @@ export async function readDocument(candidate: FileCandidate, maxFileBytes: numbe
 }
 
 /**
- * The bytes of a candidate file, or why it cannot be read (a skip reason).
- *
- * The walk checked this path earlier; it may have been swapped since. O_NOFOLLOW refuses a final
- * symbolic link, O_NONBLOCK keeps a FIFO from blocking the open forever, and the handle's own stat
- * must be the file the walk saw: a folder on the way swapped for a link out of the corpus leads to
- * another inode. Synchronous: corpora are read in the build worker, where nothing waits on the event
- * loop, and through the thread pool each of a file's four calls costs several times the CPU.
+ * The bytes of a candidate file, or why it cannot be read (a skip reason); opened as
+ * `openCandidate` (open-candidate.ts) says.
  *
  * With `reuse`, the bytes are read into a buffer this thread keeps for the next call: valid only
  * until then. A buffer per file (400 MB over 100k files) made V8 collect garbage for the external
  * memory it adds up to, though none of it outlives its file.
  */
 export function readCandidateBytes(candidate: FileCandidate, maxFileBytes: number, reuse = false): Buffer | string {
-  let fd: number;
+  const opened = openCandidate(candidate, maxFileBytes);
+  if (typeof opened === 'string') return opened;
+  const { fd, size } = opened;
   try {
-    fd = openSync(candidate.absolutePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    return `could not be read (${describeError(error)})`;
-  }
-  try {
-    const info = fstatSync(fd);
-    if (!info.isFile()) return 'not a regular file (device, socket or pipe)';
-    if (info.dev !== candidate.identity.dev || info.ino !== candidate.identity.ino) return 'it was replaced by another file while loading';
-    if (info.size > maxFileBytes) return tooLarge(info.size, maxFileBytes);
     // One byte more than the stat said, so one call reads a file that has not grown; one that grew
     // since is read on, up to one byte past the limit.
-    let buffer = reuse && scratch.length > info.size ? scratch : Buffer.allocUnsafeSlow(info.size + 1);
+    let buffer = reuse && scratch.length > size ? scratch : Buffer.allocUnsafeSlow(size + 1);
     let length = 0;
     for (;;) {
       const count = readSync(fd, buffer, length, buffer.length - length, length);
@@ -132,6 +120,3 @@ export function readCandidateBytes(candidate: FileCandidate, maxFileBytes: numbe
 /** The buffer `readCandidateBytes` reuses: the largest one a text file has needed on this thread. */
 let scratch = Buffer.allocUnsafeSlow(64 * 1024);
 
-function tooLarge(size: number, limit: number): string {
-  return `larger than the ${formatBytes(limit)} limit (${formatBytes(size)})`;
-}

@@ -7,8 +7,8 @@
 // (produce-index.ts); any other job starts its own. This module loads nothing but Node's own:
 // everything heavier would stand before the thread's start.
 import { closeSync, openSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
-import { entryFile } from '../entry-file.js';
+import type { Worker } from 'node:worker_threads';
+import { workerStarter } from '../entry-file.js';
 import type { IndexJob } from './index-job-spec.js';
 import type { SnapshotCheck } from './snapshot-check.js';
 import type { SnapshotHeader } from '../search/index-snapshot.js';
@@ -62,13 +62,7 @@ export interface CheckThread {
   cancel(): void;
 }
 
-const worker = entryFile(import.meta.url, 'snapshot-check-worker');
-// From sources, tsx's loader must be registered before the .ts entry loads (`--import tsx` in a
-// worker's execArgv is not in place yet when the entry loads), so a line of script does both. tsx is
-// resolved here, from this project, not from the worker's working folder.
-const workerScript = worker.fromSources
-  ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(worker.url.href)}); })`
-  : undefined;
+const startWorker = workerStarter(import.meta.url, 'snapshot-check-worker');
 
 export function startCheckThread(target: CheckTarget): CheckThread {
   const fd = openOrUndefined(target.indexFile);
@@ -85,7 +79,7 @@ export function startCheckThread(target: CheckTarget): CheckThread {
   const verifier = new Int32Array(new SharedArrayBuffer(4));
   try {
     const workerData: SnapshotCheckWork = { target, fd, verifier };
-    thread = workerScript !== undefined ? new Worker(workerScript, { eval: true, workerData }) : new Worker(worker.url, { workerData });
+    thread = startWorker({ workerData });
     thread.on('message', (reply: SnapshotCheckReply) => {
       if (!('read' in reply)) answered = true;
       if (listener) listener.onReply(reply);
