@@ -1,33 +1,43 @@
 // The read-ahead threads of a large load: they read the files in front of the loader (so its reads
-// find them cached), no further than PREFETCH_AHEAD, never a file the loader would refuse, and they
-// end when told, even where a file would block an open.
+// find them cached), no further than their limits in files and in bytes, never a file the loader
+// would refuse, and they end when told, even where a file would block an open; a process whose only
+// work is the load lives until they have.
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PREFETCH_AHEAD, PREFETCH_MIN_FILES, startFilePrefetch } from './file-prefetch.js';
+import { PREFETCH_MIN_FILES, startFilePrefetch } from './file-prefetch.js';
+import type { FilePrefetch, PrefetchOptions } from './file-prefetch.js';
 import { loadCorpus } from './load-corpus.js';
 import { walkCorpus, type FileCandidate } from './walk-corpus.js';
 
-const FILE_BYTES = 4096;
-const BIG_BYTES = 16 * 1024 * 1024;
-const MAX_FILE_BYTES = 64 * 1024 * 1024;
+const KiB = 1024;
+const MiB = 1024 * KiB;
+/** Large enough that the threads' own start (a few MB of reads under tsx) is small beside what they read. */
+const FILE_BYTES = 32 * KiB;
+/** The large files of the tests: each read would show well above a test's bound. */
+const BIG_BYTES = 8 * MiB;
+const MAX_FILE_BYTES = 10 * MiB;
+const onLinux = existsSync('/proc/self/io');
 
 let base: string;
 let root: string;
+let prefetch: FilePrefetch | undefined;
 beforeEach(async () => {
   base = await mkdtemp(join(tmpdir(), 'corpus-prefetch-'));
   root = join(base, 'root');
   await mkdir(root);
 });
 afterEach(async () => {
+  await prefetch?.stop();
+  prefetch = undefined;
   await rm(base, { recursive: true, force: true });
 });
 
-/** `count` small Markdown files under the root, walked as the loader walks them. */
+/** `count` Markdown files of FILE_BYTES under the root, walked as the loader walks them. */
 async function smallFiles(count: number): Promise<FileCandidate[]> {
   const body = `# note\n\n${'word '.repeat(FILE_BYTES / 5)}`.slice(0, FILE_BYTES);
   await Promise.all(Array.from({ length: count }, (_, i) => writeFile(join(root, `${String(i).padStart(5, '0')}.md`), body)));
@@ -52,22 +62,32 @@ async function settled(): Promise<number> {
   }
 }
 
+/** Starts the threads on `list` with the loader at its start; resolves once they have read `expected` bytes, with what they read once settled. */
+async function readAhead(list: FileCandidate[], expected: number, options: PrefetchOptions): Promise<number> {
+  const before = bytesRead();
+  prefetch = startFilePrefetch(list, MAX_FILE_BYTES, options);
+  expect(prefetch).toBeDefined();
+  prefetch?.advance(0);
+  await vi.waitFor(() => expect(bytesRead() - before).toBeGreaterThanOrEqual(expected), { timeout: 20_000, interval: 20 });
+  return (await settled()) - before;
+}
+
 async function candidate(path: string, identityOf = path): Promise<FileCandidate> {
   const info = await stat(identityOf);
   return { absolutePath: path, identity: { dev: info.dev, ino: info.ino }, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, source: 'x.md', format: 'markdown' };
 }
 
 describe('startFilePrefetch', () => {
-  it('starts nothing for a short list', async () => {
-    expect(startFilePrefetch(await smallFiles(3), MAX_FILE_BYTES)).toBeUndefined();
+  it('starts nothing for a short list, and refuses limits below 1', async () => {
+    const files = await smallFiles(3);
+    expect(startFilePrefetch(files, MAX_FILE_BYTES)).toBeUndefined();
+    expect(() => startFilePrefetch(files, MAX_FILE_BYTES, { ahead: 0 })).toThrow(/ahead must be a whole number of at least 1, not 0/);
   });
 
-  it.runIf(existsSync('/proc/self/io'))(
-    'reads the files in front of the loader, up to PREFETCH_AHEAD of them, and not one it would refuse: a link, a file replaced since the walk',
+  it.runIf(onLinux)(
+    'reads the files in front of the loader up to its limit in files, and not one the loader would refuse: a link, a file replaced since the walk, one over the size limit',
     async () => {
-      const files = await smallFiles(PREFETCH_MIN_FILES + PREFETCH_AHEAD);
-      // Two large files the loader would not read: a link to one outside the root (opened without
-      // following it) and one replaced after the walk (another inode).
+      const files = await smallFiles(PREFETCH_MIN_FILES);
       const outside = join(base, 'outside.md');
       await writeFile(outside, Buffer.alloc(BIG_BYTES, 'a'));
       await symlink(outside, join(root, 'link.md'));
@@ -77,48 +97,61 @@ describe('startFilePrefetch', () => {
       await rm(replaced);
       await writeFile(join(base, 'holder.md'), 'keeps the old inode from being reused');
       await writeFile(replaced, Buffer.alloc(BIG_BYTES, 'b'));
-      const list = [await candidate(join(root, 'link.md'), outside), walked, ...files];
+      const oversized = join(root, 'oversized.md');
+      await writeFile(oversized, Buffer.alloc(MAX_FILE_BYTES + MiB, 'c'));
+      const list = [await candidate(join(root, 'link.md'), outside), walked, await candidate(oversized), ...files];
+      // 256 files ahead of a loader at 0: the three refused ones, then 253 of FILE_BYTES.
+      const read = await readAhead(list, 250 * FILE_BYTES, { ahead: 256, aheadBytes: 1024 * MiB });
+      // Not the rest of the list (64 MiB), and no large file (8 MiB and more each).
+      expect(read).toBeLessThan(16 * MiB);
+    },
+    30_000,
+  );
 
-      const before = bytesRead();
-      const prefetch = startFilePrefetch(list, MAX_FILE_BYTES);
-      expect(prefetch).toBeDefined();
-      prefetch?.advance(0);
-      // The files within PREFETCH_AHEAD of the loader (which has read none) are read...
-      const ahead = (PREFETCH_AHEAD - 1) * FILE_BYTES;
-      await vi.waitFor(() => expect(bytesRead() - before).toBeGreaterThanOrEqual(ahead), { timeout: 20_000, interval: 20 });
-      // ...and no more, however long the threads are left to run: not the rest of the list, and
-      // neither large file.
-      expect((await settled()) - before).toBeLessThan(ahead + PREFETCH_AHEAD * FILE_BYTES);
+  it.runIf(onLinux)(
+    'reads no more bytes ahead than its limit in bytes',
+    async () => {
+      const read = await readAhead(await smallFiles(PREFETCH_MIN_FILES), 4 * MiB - 2 * FILE_BYTES, { ahead: 100_000, aheadBytes: 4 * MiB });
+      // Not the rest of the list (64 MiB).
+      expect(read).toBeLessThan(16 * MiB);
+    },
+    30_000,
+  );
+
+  it.runIf(onLinux)(
+    'goes past a FIFO that would block an open for reading, and ends when told',
+    async () => {
+      const files = await smallFiles(PREFETCH_MIN_FILES);
+      const fifo = join(base, 'pipe.md');
+      execFileSync('mkfifo', [fifo]);
+      // One thread, whose first file is the FIFO: reading the files after it means it went past.
+      await readAhead([await candidate(fifo), ...files], 60 * FILE_BYTES, { threads: 1, ahead: 64 });
       await prefetch?.stop();
     },
     30_000,
   );
 
-  it.runIf(existsSync('/proc/self/io'))('ends when told, though a file in its way is a FIFO that would block an open for reading', async () => {
-    const files = await smallFiles(PREFETCH_MIN_FILES);
-    const fifo = join(base, 'pipe.md');
-    execFileSync('mkfifo', [fifo]);
-    const before = bytesRead();
-    const prefetch = startFilePrefetch([await candidate(fifo), ...files], MAX_FILE_BYTES);
-    prefetch?.advance(0);
-    // The thread whose share begins with the FIFO has gone past it: every thread's files are read.
-    await vi.waitFor(() => expect(bytesRead() - before).toBeGreaterThanOrEqual((PREFETCH_AHEAD - 1) * FILE_BYTES), { timeout: 20_000, interval: 20 });
-    await prefetch?.stop();
-  }, 30_000);
-
-  it('lets a process whose only work is the load finish it: the threads keep it alive until they end', async () => {
-    await smallFiles(PREFETCH_MIN_FILES + 10);
-    const loader = fileURLToPath(new URL('./load-corpus.ts', import.meta.url));
-    const script = `const { loadCorpus } = await import(${JSON.stringify(loader)}); console.log((await loadCorpus(${JSON.stringify(root)})).documents.length);`;
-    // An unsettled top-level await (a load that never ended) exits with 13, and execFileSync throws.
+  it('keeps a process whose only work is the load alive until the threads have ended', async () => {
+    await smallFiles(PREFETCH_MIN_FILES);
+    const module = (name: string): string => JSON.stringify(fileURLToPath(new URL(`./${name}.ts`, import.meta.url)));
+    // Stopped at once, the threads are still running: unless they hold the process, nothing else does,
+    // and an unsettled top-level await exits with 13 (execFileSync throws).
+    const script = [
+      `const { startFilePrefetch } = await import(${module('file-prefetch')});`,
+      `const { walkCorpus } = await import(${module('walk-corpus')});`,
+      `const prefetch = startFilePrefetch((await walkCorpus(${JSON.stringify(root)})).files, ${MAX_FILE_BYTES});`,
+      `prefetch.advance(0);`,
+      `await prefetch.stop();`,
+      `console.log('stopped');`,
+    ].join('\n');
     const printed = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
-    expect(printed.trim()).toBe(String(PREFETCH_MIN_FILES + 10));
+    expect(printed.trim()).toBe('stopped');
   }, 30_000);
 
-  it('ends with the load, whose documents are those of a load without it', async () => {
+  it('loads every document of a folder large enough to read ahead', async () => {
     await smallFiles(PREFETCH_MIN_FILES + 10);
     const corpus = await loadCorpus(root);
     expect(corpus.documents).toHaveLength(PREFETCH_MIN_FILES + 10);
-    expect(corpus.documents[0]?.text).toContain('word word');
-  });
+    expect(corpus.documents.every((d) => d.text.startsWith('# note'))).toBe(true);
+  }, 30_000);
 });

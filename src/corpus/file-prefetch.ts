@@ -1,18 +1,23 @@
 // Reads the corpus files a little ahead of the loader, in a few threads, and throws the bytes away:
 // only so the loader's own reads find them in the page cache. The loader reads one file at a time
-// (synchronously, read-document.ts), so on a cold cache it waits for the disk once per file: SciFact
-// ×20 (103,660 files) took 23.6–24.5 s to index cold against 12.8–14.0 s warm. Reads in several
-// threads keep several requests in flight: reading those files cold took 10.1–10.5 s one at a time,
-// 6.4 s with two threads reading ahead, 4.6 s with four (docs/BENCHMARKS.md, growth step 11).
-// The threads decide nothing: the loader still opens, checks and reads every file itself.
-import { Worker } from 'node:worker_threads';
-import { entryFile } from '../entry-file.js';
+// (synchronously, read-document.ts), so on a cold cache it waits for the disk once per file. Reads in
+// several threads keep several requests in flight: reading SciFact ×20's 103,660 files cold took
+// 10.1–10.5 s one at a time, 6.4 s with two threads reading ahead and 4.6 s with four, and its index
+// builds 7–10 s sooner from a cold cache (docs/BENCHMARKS.md, "Growth, step 11"). The threads decide
+// nothing: the loader still opens, checks and reads every file itself.
+import type { Worker } from 'node:worker_threads';
+import { workerStarter } from '../entry-file.js';
 import type { FileCandidate } from './walk-corpus.js';
 
 /** Threads reading ahead: requests in flight, not CPU (each waits on the disk most of the time). */
 export const PREFETCH_THREADS = 4;
-/** How many files the threads may run ahead of the loader: bounds the page cache they fill first. */
+/** The most files the threads read ahead of the loader. */
 export const PREFETCH_AHEAD = 1024;
+/**
+ * The most bytes the threads read ahead of the loader: what they put in the page cache must still be
+ * there when the loader comes, on a small machine too.
+ */
+export const PREFETCH_AHEAD_BYTES = 64 * 1024 * 1024;
 /** Below this many files a load is short enough that starting threads would not pay. */
 export const PREFETCH_MIN_FILES = 2048;
 
@@ -22,11 +27,16 @@ export interface PrefetchWork {
   paths: string;
   /** Device and inode of file i at 2i and 2i + 1: a path that now names another file is not read. */
   identities: Float64Array;
+  /** Element i: the sizes of files 0 to i − 1 summed, as the walk saw them (length: files + 1). */
+  sizesBefore: Float64Array;
+  /** The loader's size limit: a larger file is not read. */
   maxFileBytes: number;
-  /** This thread reads files first, first + stride, … */
+  /** This thread reads files first, first + stride, first + 2 × stride, … */
   first: number;
   stride: number;
+  /** The most files, and bytes, this thread reads in front of the loader. */
   ahead: number;
+  aheadBytes: number;
   /** [0]: files the loader is done with; -1 once it stops. */
   progress: Int32Array;
 }
@@ -38,36 +48,53 @@ export interface FilePrefetch {
   stop(): Promise<void>;
 }
 
-const worker = entryFile(import.meta.url, 'file-prefetch-worker');
-// From sources (tests), tsx's loader is registered before the .ts entry loads, as the snapshot check
-// thread does.
-const workerScript = worker.fromSources
-  ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(worker.url.href)}); })`
-  : undefined;
+const startWorker = workerStarter(import.meta.url, 'file-prefetch-worker');
+
+/** How far ahead, and in how many threads (tests set smaller ones): each at least 1. */
+export interface PrefetchOptions {
+  /** Default PREFETCH_THREADS. */
+  threads?: number;
+  /** Files, default PREFETCH_AHEAD. */
+  ahead?: number;
+  /** Bytes, default PREFETCH_AHEAD_BYTES. */
+  aheadBytes?: number;
+}
 
 /**
- * Starts reading `files` ahead of a loader that reads them in this order; undefined for a short
- * list. A thread that cannot start or fails costs only its reads: the loader reads every file anyway.
+ * Starts threads reading `files` ahead of a loader that reads them in this order; undefined for a
+ * list shorter than PREFETCH_MIN_FILES. A thread that cannot start or fails costs only its reads: the
+ * loader reads every file anyway.
  */
-export function startFilePrefetch(files: readonly FileCandidate[], maxFileBytes: number, threads = PREFETCH_THREADS): FilePrefetch | undefined {
-  if (files.length < PREFETCH_MIN_FILES || threads < 1) return undefined;
+export function startFilePrefetch(
+  files: readonly FileCandidate[],
+  maxFileBytes: number,
+  { threads = PREFETCH_THREADS, ahead = PREFETCH_AHEAD, aheadBytes = PREFETCH_AHEAD_BYTES }: PrefetchOptions = {},
+): FilePrefetch | undefined {
+  for (const [name, value] of Object.entries({ threads, ahead, aheadBytes })) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a whole number of at least 1, not ${String(value)}`);
+  }
+  if (files.length < PREFETCH_MIN_FILES) return undefined;
   const progress = new Int32Array(new SharedArrayBuffer(4));
   const identities = new Float64Array(files.length * 2);
+  const sizesBefore = new Float64Array(files.length + 1);
   files.forEach((file, i) => {
     identities[2 * i] = file.identity.dev;
     identities[2 * i + 1] = file.identity.ino;
+    sizesBefore[i + 1] = (sizesBefore[i] as number) + file.size;
   });
   const paths = files.map((file) => file.absolutePath).join('\0');
   const exited: Array<Promise<unknown>> = [];
   for (let first = 0; first < threads; first += 1) {
-    const workerData: PrefetchWork = { paths, identities, maxFileBytes, first, stride: threads, ahead: PREFETCH_AHEAD, progress };
+    const workerData: PrefetchWork = { paths, identities, sizesBefore, maxFileBytes, first, stride: threads, ahead, aheadBytes, progress };
+    let thread: Worker;
     try {
-      const thread = workerScript !== undefined ? new Worker(workerScript, { eval: true, workerData }) : new Worker(worker.url, { workerData });
-      thread.on('error', () => undefined);
-      exited.push(new Promise((done) => thread.once('exit', done)));
+      thread = startWorker({ workerData });
     } catch {
-      // No thread, no read-ahead: the load is as it was without it.
+      continue; // no thread, no read-ahead: the load is as it was without it
     }
+    thread.on('error', () => undefined);
+    // Not unref'd: a process whose only work is the load must live until stop() has seen them end.
+    exited.push(new Promise((done) => thread.once('exit', done)));
   }
   let notified = 0;
   return {

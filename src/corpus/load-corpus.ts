@@ -4,7 +4,7 @@ import { CorpusError } from './corpus-error.js';
 import { compareSources as compare, type CorpusWarning, type Document, type LoadedCorpus, type SkippedFile } from './document.js';
 import { DEFAULT_EXTRACTION_LIMITS, extractDocument } from './extract/extract-document.js';
 import { checkExtractionPoolOptions } from './extract/extraction-pool-options.js';
-import { startFilePrefetch } from './file-prefetch.js';
+import { startFilePrefetch, type FilePrefetch } from './file-prefetch.js';
 import { formatInfo, listExtensions } from './formats.js';
 import { DEFAULT_MAX_FILE_BYTES, type Extract, type OnRead, readDocument } from './read-document.js';
 import { describeError, walkCorpus, type FileCandidate, type WalkResult } from './walk-corpus.js';
@@ -121,8 +121,9 @@ export async function loadCorpus(root: string, options: LoadCorpusOptions = {}):
           progress.read += 1;
           onProgress({ ...progress });
         };
-  const prefetch = startFilePrefetch(walked.files, maxFileBytes);
+  let prefetch: FilePrefetch | undefined;
   try {
+    prefetch = startFilePrefetch(walked.files, maxFileBytes);
     onProgress?.({ ...progress });
     await forEachConcurrently(walked.files, concurrency, async (file: FileCandidate) => {
       const outcome = await readDocument(file, maxFileBytes, extract, onRead);

@@ -136,7 +136,7 @@ export class SnapshotInFile implements SnapshotSource {
     // (ReadRange's contract). Filled whole or refused below, so it need not be zeroed first.
     // A buffer grown for a long text is not kept for the short reads after it.
     const reuse = window !== undefined && window.bytes.length >= to - from && window.bytes.length <= Math.max(to - from, KEPT_BUFFER_BYTES);
-    const bytes = reuse ? window.bytes : new Uint8Array(Math.max(to - from, KEPT_BUFFER_BYTES));
+    const bytes: Uint8Array = reuse ? window.bytes : Buffer.allocUnsafeSlow(Math.max(to - from, KEPT_BUFFER_BYTES));
     this.#windows.delete(section.name);
     let got = 0;
     try {
