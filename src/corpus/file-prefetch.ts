@@ -3,21 +3,21 @@
 // (synchronously, read-document.ts), so on a cold cache it waits for the disk once per file. Reads in
 // several threads keep several requests in flight: reading SciFact ×20's 103,660 files cold took
 // 10.1–10.5 s one at a time, 6.4 s with two threads reading ahead and 4.6 s with four, and its index
-// builds 7–10 s sooner from a cold cache (docs/BENCHMARKS.md, "Growth, step 11"). The threads decide
+// builds 7–11 s sooner from a cold cache (docs/BENCHMARKS.md, "Growth, step 11"). The threads decide
 // nothing: the loader still opens, checks and reads every file itself.
 import type { Worker } from 'node:worker_threads';
 import { workerStarter } from '../entry-file.js';
 import type { FileCandidate } from './walk-corpus.js';
 
 /** Threads reading ahead: requests in flight, not CPU (each waits on the disk most of the time). */
-export const PREFETCH_THREADS = 4;
+const PREFETCH_THREADS = 4;
 /** The most files the threads read ahead of the loader. */
-export const PREFETCH_AHEAD = 1024;
+const PREFETCH_AHEAD = 1024;
 /**
  * The most bytes the threads read ahead of the loader: what they put in the page cache must still be
  * there when the loader comes, on a small machine too.
  */
-export const PREFETCH_AHEAD_BYTES = 64 * 1024 * 1024;
+const PREFETCH_AHEAD_BYTES = 64 * 1024 * 1024;
 /** Below this many files a load is short enough that starting threads would not pay. */
 export const PREFETCH_MIN_FILES = 2048;
 

@@ -5,6 +5,7 @@ import { open, mkdtemp, readFile, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { seededRandom } from '../../scripts/lib/stats.js';
 import { writeCorpusFiles } from '../../test/support/sample-corpus.js';
 import { silentLogger } from '../logger.js';
 import { decodeIndexSnapshot, SnapshotError } from '../search/index-snapshot.js';
@@ -103,11 +104,10 @@ describe('SnapshotInFile', () => {
       [BLOCK_BYTES, BLOCK_BYTES],
     ];
     // And a fixed pseudo-random walk, each range decoded before the next read as callers do.
-    let seed = 7;
+    const random = seededRandom(7);
     for (let i = 0; i < 200; i += 1) {
-      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-      const start = seed % length;
-      ranges.push([start, Math.min(length, start + (seed % (3 * BLOCK_BYTES)))]);
+      const start = Math.floor(random() * length);
+      ranges.push([start, Math.min(length, start + Math.floor(random() * 3 * BLOCK_BYTES))]);
     }
     for (const [start, end] of ranges) expect(Buffer.from(read(start, end)).equals(expected(start, end)), `bytes ${start}–${end}`).toBe(true);
     source.close();
