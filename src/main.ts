@@ -128,9 +128,10 @@ async function main(): Promise<void> {
   }
   const store = sharedStore ?? authStore;
   if (store !== undefined) {
+    // As often as sign-ins in progress expire (ten minutes), so their records do not wait an hour.
     const sweep = setInterval(() => {
       store.deleteExpired(Date.now()).catch((error: unknown) => logger.warn({ err: error }, 'could not delete expired records from the store'));
-    }, 3600_000);
+    }, 600_000);
     sweep.unref();
   }
   if (sharedStore) logger.info({}, 'shared store on PostgreSQL: session revocations and sign-in records reach every replica');

@@ -10,6 +10,7 @@ import { consentPage, errorPage } from './consent-page.js';
 import { deniedPage, upstreamFailedPage } from './error-pages.js';
 import type { ReturnToApp } from './error-pages.js';
 import { deriveKeys } from './keys.js';
+import { checkMaxPending, MAX_PENDING_SIGN_INS, PENDING_SIGN_IN_TTL_SECONDS, putPending } from './pending-records.js';
 import { UPSTREAM_CALLBACK_PATH } from './protocol.js';
 import type { SignInEvent } from './protocol.js';
 import type { DerivedKeys } from './keys.js';
@@ -18,8 +19,6 @@ import { UpstreamLoginError } from './upstream-login.js';
 import type { UpstreamLogin } from './upstream-login.js';
 import { SERVER_PATHS } from '../../server-paths.js';
 
-/** How long an upstream sign-in may take, ms. */
-const UPSTREAM_LOGIN_TTL_MS = 10 * 60_000;
 
 export type AuthorizationServerEvent = SignInEvent;
 
@@ -48,6 +47,8 @@ export interface AuthorizationServerOptions {
    * loopback addresses), a 2.5 s timeout and a 5 KiB body cap; tests inject one that serves the document.
    */
   fetch?: (url: URL | string, init?: RequestInit) => Promise<Response>;
+  /** How many records of each kind a sign-in in progress leaves are kept (pending-records.ts). Default MAX_PENDING_SIGN_INS; tests lower it. */
+  maxPendingSignIns?: number;
 }
 
 /** What an interaction handler asks its HTTP adapter to do. */
@@ -97,8 +98,9 @@ export interface AuthorizationServer {
 export function createAuthorizationServer(options: AuthorizationServerOptions): AuthorizationServer {
   const {
     issuer, resource, secret, store, upstream, accounts, accessTokenTtlSeconds, refreshTokenTtlSeconds,
-    refreshGraceMs, logger = silentLogger, onEvent = () => {}, fetch: fetchImpl,
+    refreshGraceMs, logger = silentLogger, onEvent = () => {}, fetch: fetchImpl, maxPendingSignIns = MAX_PENDING_SIGN_INS,
   } = options;
+  checkMaxPending('createAuthorizationServer', maxPendingSignIns);
   const keys = deriveKeys(secret);
   const origin = new URL(issuer).origin;
   if (origin !== issuer) throw new TypeError(`the issuer must be a bare origin, got ${JSON.stringify(issuer)}`);
@@ -106,7 +108,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const serverName = new URL(issuer).host;
 
   const configuration = providerConfiguration({
-    resource, keys, store, accounts, accessTokenTtlSeconds, refreshTokenTtlSeconds, refreshGraceMs, serverName, logger, onEvent, fetch: fetchImpl,
+    resource, keys, store, accounts, accessTokenTtlSeconds, refreshTokenTtlSeconds, refreshGraceMs, serverName, logger, onEvent, fetch: fetchImpl, maxPendingSignIns,
   });
 
   const provider = new Provider(issuer, configuration);
@@ -129,13 +131,21 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       return undefined;
     }
   }
+  /**
+   * A record of a sign-in in progress: bounded in number, living as long as a sign-in may take. Its
+   * expiry counts from now, to the millisecond, so the bound keeps the newest (an interaction's `exp`
+   * is in whole seconds: records of one second would all tie); outliving its interaction by a few
+   * minutes does nothing, since every use looks the interaction up first.
+   */
+  const keepPending = (kind: string, id: string, payload: Record<string, unknown>) =>
+    putPending(store, kind, id, payload, { expiresAt: Date.now() + PENDING_SIGN_IN_TTL_SECONDS * 1000, max: maxPendingSignIns });
   const clientName = async (clientId: string) => text((await provider.Client.find(clientId))?.clientName) ?? clientId;
   /** Offers the person a way back to the app with `error`; the error is kept here, never taken from the form. */
   async function offerReturn(interaction: Interaction, error: string, errorDescription: string): Promise<ReturnToApp> {
     const { uid } = interaction;
     const csrfToken = randomBytes(32).toString('base64url');
-    // Kept as long as the interaction, like the consent form's token.
-    await store.put('SignInReturn', uid, { token: csrfToken, error, error_description: errorDescription }, { expiresAt: (interaction.exp ?? 0) * 1000 || Date.now() + 3600_000 });
+    // Kept as long as a sign-in may take, like the consent form's token.
+    await keepPending('SignInReturn', uid, { token: csrfToken, error, error_description: errorDescription });
     return { clientName: await clientName(String(interaction.params.client_id)), action: `/interaction/${uid}/return`, csrfToken };
   }
   async function upstreamFailed(interaction: Interaction, error: unknown): Promise<InteractionOutcome> {
@@ -177,7 +187,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
           logger.error({ err: error }, 'upstream sign-in could not start');
           return upstreamFailed(interaction, error);
         }
-        await store.put('UpstreamLogin', start.state, { uid, ...start.saved }, { expiresAt: Date.now() + UPSTREAM_LOGIN_TTL_MS });
+        await keepPending('UpstreamLogin', start.state, { uid, ...start.saved });
         return { type: 'redirect', location: start.url.href };
       }
       if (interaction.prompt.name === 'consent') {
@@ -186,7 +196,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         if (client === undefined) return expired();
         const redirectUri = String(interaction.params.redirect_uri ?? client.redirectUris?.[0] ?? '');
         const csrfToken = randomBytes(32).toString('base64url');
-        await store.put('ConsentCsrf', uid, { token: csrfToken }, { expiresAt: (interaction.exp ?? 0) * 1000 || Date.now() + 3600_000 });
+        await keepPending('ConsentCsrf', uid, { token: csrfToken });
         const html = consentPage({
           clientName: text(client.clientName) ?? clientId,
           refreshTokenTtlSeconds,

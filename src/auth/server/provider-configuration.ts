@@ -9,10 +9,12 @@ import { isLoopbackHost } from '../../config/loopback-host.js';
 import type { Logger } from '../../logger.js';
 import type { Store } from '../../store/store.js';
 import type { Accounts } from './accounts.js';
+import { authorizationParameterLimits } from './authorization-request-limits.js';
 import { checkClientMetadataLimits } from './client-metadata-limits.js';
 import { PAGE_HEADERS } from './consent-page.js';
 import { providerErrorPage } from './error-pages.js';
 import type { DerivedKeys } from './keys.js';
+import { PENDING_SIGN_IN_TTL_SECONDS } from './pending-records.js';
 import { RESOURCE_SCOPE } from './protocol.js';
 import type { SignInEvent } from './protocol.js';
 import { createStoreAdapter } from './store-adapter.js';
@@ -85,12 +87,18 @@ export interface ProviderConfigurationOptions {
   onEvent: (event: SignInEvent) => void;
   /** Fetch for client ID metadata documents (see AuthorizationServerOptions). */
   fetch?: ((url: URL | string, init?: RequestInit) => Promise<Response>) | undefined;
+  /** Records of each kind a sign-in in progress leaves that are kept (pending-records.ts). */
+  maxPendingSignIns: number;
 }
 
 export function providerConfiguration(options: ProviderConfigurationOptions): Configuration {
-  const { resource, keys, store, accounts, accessTokenTtlSeconds, refreshTokenTtlSeconds, refreshGraceMs, serverName, logger, onEvent, fetch: fetchImpl } = options;
+  const {
+    resource, keys, store, accounts, accessTokenTtlSeconds, refreshTokenTtlSeconds, refreshGraceMs, serverName, logger, onEvent, fetch: fetchImpl, maxPendingSignIns,
+  } = options;
   return {
-    adapter: createStoreAdapter(store, { unusedClientTtlSeconds: UNUSED_CLIENT_TTL_SECONDS, maxUnusedClients: MAX_UNUSED_CLIENTS, refreshGraceMs }),
+    adapter: createStoreAdapter(store, { unusedClientTtlSeconds: UNUSED_CLIENT_TTL_SECONDS, maxUnusedClients: MAX_UNUSED_CLIENTS, maxPendingSignIns, refreshGraceMs }),
+    // Size limits on /authorize's parameters, checked before a sign-in's Interaction is stored.
+    extraParams: authorizationParameterLimits,
     jwks: { keys: [keys.signing] },
     cookies: { keys: keys.cookieKeys },
     // Every code exchange, refresh and authorization with a sign-in session asks whether the account may
@@ -160,6 +168,8 @@ export function providerConfiguration(options: ProviderConfigurationOptions): Co
       // anonymous registration, the Client, which the unused-client bound covers.
       registration: { enabled: true, issueRegistrationAccessToken: false },
       revocation: { enabled: true },
+      // Pushed authorization requests (RFC 9126) are not served (no /request route): not advertised either.
+      pushedAuthorizationRequests: { enabled: false },
       userinfo: { enabled: false },
       clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
       resourceIndicators: {
@@ -181,7 +191,7 @@ export function providerConfiguration(options: ProviderConfigurationOptions): Co
     ttl: {
       AccessToken: accessTokenTtlSeconds,
       AuthorizationCode: 60,
-      Interaction: 3600,
+      Interaction: PENDING_SIGN_IN_TTL_SECONDS,
       Grant: refreshTokenTtlSeconds,
       Session(_ctx, session) {
         const signedIn = (session as { loginTs?: number }).loginTs ?? Math.floor(Date.now() / 1000);

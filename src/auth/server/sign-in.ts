@@ -26,8 +26,8 @@ export interface SignInOptions {
   store: Store;
   logger?: Logger;
   onEvent?: AuthorizationServerOptions['onEvent'];
-  /** Not configuration: tests serve client metadata documents. */
-  tuning?: Pick<AuthorizationServerOptions, 'fetch'>;
+  /** Not configuration: tests serve client metadata documents, and lower the bound on sign-ins in progress. */
+  tuning?: Pick<AuthorizationServerOptions, 'fetch' | 'maxPendingSignIns'>;
 }
 
 /** The built-in authorization server and the verifier for its tokens, from LOGIN_* settings. */

@@ -83,6 +83,47 @@ describe('createStoreAdapter', () => {
     });
   });
 
+  describe('sign-ins in progress', () => {
+    const Adapter = (options: { maxPendingSignIns?: number } = {}) => createStoreAdapter(store, { refreshGraceMs: 120_000, now, ...options });
+
+    it('keeps at most maxPendingSignIns Interaction records, removing the oldest first', async () => {
+      const records = new (Adapter({ maxPendingSignIns: 3 }))('Interaction');
+      for (let i = 0; i < 5; i++) {
+        await records.upsert(`r${i}`, { jti: `r${i}` }, 600);
+        clock.now += 1;
+      }
+      const kept = await Promise.all([0, 1, 2, 3, 4].map(async (i) => (await records.find(`r${i}`)) !== undefined));
+      expect(kept).toEqual([false, false, true, true, true]);
+    });
+
+    it('counts each kind on its own, and leaves other kinds alone', async () => {
+      const A = Adapter({ maxPendingSignIns: 1 });
+      await new A('Interaction').upsert('i1', {}, 600);
+      clock.now += 1;
+      await new A('ReplayDetection').upsert('j1', {}, 600);
+      await new A('Client').upsert('c1', { client_id: 'c1' });
+      await new A('Session').upsert('s1', { uid: 'u1' }, 600);
+      await new A('Session').upsert('s2', { uid: 'u2' }, 600);
+      clock.now += 1;
+      await new A('Interaction').upsert('i2', {}, 600);
+      expect([await new A('Interaction').find('i1'), await new A('Interaction').find('i2')].map(Boolean)).toEqual([false, true]);
+      expect(await new A('ReplayDetection').find('j1')).toBeDefined();
+      expect(await new A('Client').find('c1')).toBeDefined();
+      expect(await new A('Session').findByUid('u1')).toBeDefined();
+      expect(await new A('Session').findByUid('u2')).toBeDefined();
+    });
+
+    it('finds no pending record by uid: its uid column names its group', async () => {
+      const interactions = new (Adapter())('Interaction');
+      await interactions.upsert('i1', { uid: 'i1' }, 600);
+      expect(await interactions.findByUid('pending-sign-in')).toBeUndefined();
+    });
+
+    it.each([0, 1.5, -1])('refuses maxPendingSignIns %s at construction', (maxPendingSignIns) => {
+      expect(() => Adapter({ maxPendingSignIns })).toThrow(RangeError);
+    });
+  });
+
   describe('lifetimes', () => {
     // Every model name oidc-provider 9 stores through an adapter; some upserts come without expiresIn.
     const KINDS = ['Session', 'AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'ClientCredentials', 'Client',

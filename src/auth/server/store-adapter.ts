@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Store, StoredRecord } from '../../store/store.js';
+import { checkMaxPending, MAX_PENDING_SIGN_INS, PENDING, PENDING_SIGN_IN_KINDS } from './pending-records.js';
 
 export interface StoreAdapterOptions {
   /** How long a rotated refresh token still works after its first use, ms (REFRESH_TOKEN_GRACE). */
@@ -19,6 +20,12 @@ export interface StoreAdapterOptions {
    * `InitialAccessToken`): no record is kept forever. Default 86400.
    */
   defaultTtlSeconds?: number;
+  /**
+   * How many records of each kind a sign-in in progress leaves (`Interaction`, pending-records.ts)
+   * are kept; past it the oldest is removed at each new one. Default
+   * MAX_PENDING_SIGN_INS, at least 1.
+   */
+  maxPendingSignIns?: number;
   now?: () => number;
 }
 
@@ -33,6 +40,15 @@ const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
 const PUBLIC_ID_KINDS = new Set(['Client', 'Grant']);
 /** The `uid` of a client registration that has not obtained a grant yet: the group the bound counts. */
 export const UNUSED_CLIENT = 'unused-client';
+const PENDING_KINDS: ReadonlySet<string> = new Set(PENDING_SIGN_IN_KINDS);
+
+/** The `uid` column of a record: the group it is bounded in, or the lookup key oidc-provider gave it. */
+function uidOf(kind: string, payload: Payload): string | undefined {
+  // oidc-provider upserts a Client only when it registers one: it has no grant yet.
+  if (kind === 'Client') return UNUSED_CLIENT;
+  if (PENDING_KINDS.has(kind)) return PENDING;
+  return text(payload.uid);
+}
 
 /** The key a secret id is stored under: its SHA-256, so the store never holds the value that was issued. */
 export const storedId = (kind: string, id: string): string =>
@@ -75,7 +91,8 @@ function withoutSecrets(kind: string, id: string, payload: Payload): Payload {
  *
  * Lifetimes: every record expires. Records oidc-provider gives no lifetime get `defaultTtlSeconds`; a
  * registration gets `unusedClientTtlSeconds`, and when a grant is saved for it, as long as that grant.
- * Registrations without a grant are also bounded in number (`maxUnusedClients`, oldest removed first).
+ * Registrations without a grant are also bounded in number (`maxUnusedClients`, oldest removed first),
+ * and so are the records of sign-ins in progress (`maxPendingSignIns`, pending-records.ts).
  *
  * Refresh-token grace: oidc-provider rotates a refresh token on use and treats a second use of the
  * consumed one as theft (it revokes the whole grant). Clients such as Claude refresh in parallel and
@@ -84,10 +101,13 @@ function withoutSecrets(kind: string, id: string, payload: Payload): Payload {
  * oidc-provider revokes the grant. The first-use time comes from the store's atomic consume.
  */
 export function createStoreAdapter(store: Store, options: StoreAdapterOptions) {
-  const { refreshGraceMs, unusedClientTtlSeconds = 86_400, maxUnusedClients = 10_000, defaultTtlSeconds = 86_400, now = Date.now } = options;
+  const {
+    refreshGraceMs, unusedClientTtlSeconds = 86_400, maxUnusedClients = 10_000, defaultTtlSeconds = 86_400, maxPendingSignIns = MAX_PENDING_SIGN_INS, now = Date.now,
+  } = options;
   if (!Number.isInteger(maxUnusedClients) || maxUnusedClients < 1) {
     throw new RangeError(`createStoreAdapter: maxUnusedClients must be a whole number ≥ 1, got ${maxUnusedClients}`);
   }
+  checkMaxPending('createStoreAdapter', maxPendingSignIns);
   const withConsumption = (kind: string, payload: Payload, consumedAt: number | undefined): Payload => {
     if (consumedAt === undefined) return payload;
     if (kind === 'RefreshToken' && now() - consumedAt < refreshGraceMs) return payload;
@@ -128,12 +148,12 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions) {
       const expiresAt = now() + ttl * 1000;
       await store.put(this.name, storedId(this.name, id), withoutSecrets(this.name, id, payload), {
         grantId: text(payload.grantId),
-        // oidc-provider upserts a Client only when it registers one: it has no grant yet.
-        uid: registration ? UNUSED_CLIENT : text(payload.uid),
+        uid: uidOf(this.name, payload),
         accountId: text(payload.accountId),
         expiresAt,
       });
       if (registration) await store.deleteOldest('Client', UNUSED_CLIENT, maxUnusedClients);
+      if (PENDING_KINDS.has(this.name)) await store.deleteOldest(this.name, PENDING, maxPendingSignIns);
       const clientId = text(payload.clientId);
       if (this.name === 'Grant' && clientId !== undefined) await keepClientFor(clientId, expiresAt);
     }
@@ -146,6 +166,8 @@ export function createStoreAdapter(store: Store, options: StoreAdapterOptions) {
     }
 
     async findByUid(uid: string): Promise<Payload | undefined> {
+      // A pending record's uid column is its group, not a key of its own.
+      if (PENDING_KINDS.has(this.name)) return undefined;
       const record = await store.getByUid(this.name, uid);
       if (record === undefined) return undefined;
       // The id is not known here: leave `jti` out rather than hand back the mark.
