@@ -284,6 +284,12 @@ describe('corpus-mcp over Streamable HTTP', () => {
       expect(error).toBeInstanceOf(McpError);
       expect((error as McpError).message).toMatch(/unknown tool "delete_everything".*search_documents/);
     });
+
+    it('says its code once in the message the client shows', async () => {
+      const error = (await client.callTool({ name: 'x', arguments: {} }).catch((e: unknown) => e)) as McpError;
+      expect(error.message).toMatch(/^MCP error -32602: unknown tool "x"; /);
+      expect(error.message.match(/MCP error/g)).toHaveLength(1);
+    });
   });
 
   describe('resources', () => {
@@ -309,6 +315,12 @@ describe('corpus-mcp over Streamable HTTP', () => {
       const error = await client.readResource({ uri }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(McpError);
       expect((error as McpError).code).toBe(-32002);
+    });
+
+    it('says the code of a resource not found once in the message the client shows', async () => {
+      const error = (await client.readResource({ uri: 'corpus:///nope.md' }).catch((e: unknown) => e)) as McpError;
+      expect(error.message).toMatch(/^MCP error -32002: [^M]/);
+      expect(error.message.match(/MCP error/g)).toHaveLength(1);
     });
   });
 

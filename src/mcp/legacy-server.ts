@@ -11,7 +11,6 @@ import {
   ErrorCode,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -33,8 +32,24 @@ const LEGACY_CODES: Record<McpRequestErrorCode, number> = {
   index_unavailable: ErrorCode.InternalError,
 };
 
+/**
+ * What the 1.x SDK sends as a JSON-RPC error: it reads `code`, `message` and `data` off the thrown
+ * error. Not its McpError, whose message already reads "MCP error <code>: …", so the client, which
+ * prefixes the code itself, would show it twice.
+ */
+class LegacyRequestError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data: Record<string, unknown> | undefined,
+  ) {
+    super(message);
+    this.name = 'LegacyRequestError';
+  }
+}
+
 const legacyErrors = <T>(work: () => Promise<T>): Promise<T> =>
-  translateRequestErrors(work, (error) => new McpError(LEGACY_CODES[error.code], error.message, error.data));
+  translateRequestErrors(work, (error) => new LegacyRequestError(LEGACY_CODES[error.code], error.message, error.data));
 
 /** Returns a function that makes a fresh, unconnected 1.x `Server` for a new session. */
 export function createLegacyServerFactory(service: McpService): () => Server {
