@@ -114,6 +114,13 @@ describe('createMcpService', () => {
         expect(result.note).toMatch(/Nothing matched/);
       });
 
+      it('answers a query of stop words only with a note saying every word was a stop word', async () => {
+        const result = await ok('search_documents', { query: 'the and of' });
+        expect(result.results).toEqual([]);
+        expect(result.note).toMatch(/^Every word of "the and of" is a stop word .*Search for the words that carry the meaning/);
+        expect(result.note).not.toMatch(/Nothing matched/);
+      });
+
       it('refuses unknown arguments, naming them and listing the accepted ones', async () => {
         const message = await refused('search_documents', { query: 'sessions', __proto__x: 1, constructor: 'x' });
         expect(message).toMatch(/unknown arguments? .*"constructor"/);

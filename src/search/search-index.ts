@@ -215,6 +215,11 @@ export class SearchIndex {
     return this.#scorer.rank(terms, topK, from, to);
   }
 
+  /** True when `query` has words and each is a stop word, which keyword search ignores: it can match nothing. */
+  onlyStopWords(query: string): boolean {
+    return this.#tokenizer.onlyStopWords(query);
+  }
+
   /** The BM25F score `query` gives each of `chunks` (chunk numbers), in order; 0 where no term matches. Feedback is not applied. */
   scoreChunks(query: string, chunks: readonly number[]): number[] {
     return this.#scorer.scoreChunks(this.#tokenizer.terms(query), chunks);

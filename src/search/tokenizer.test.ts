@@ -132,4 +132,18 @@ describe('createTokenizer', () => {
       expect(tokenizer.normalizeWord('The')).toBe('');
     });
   });
+
+  describe('onlyStopWords', () => {
+    it.each([
+      ['the and of', true],
+      ["The AND of it's", true],
+      ['the lighthouse', false],
+      ['!!! ???', false],
+      ['', false],
+      ['the 日本', false],
+      [`the ${'x'.repeat(80)}`, false],
+    ])('%j: %s', (text, expected) => {
+      expect(createTokenizer().onlyStopWords(text)).toBe(expected);
+    });
+  });
 });

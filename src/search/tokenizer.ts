@@ -15,6 +15,8 @@ export interface Tokenizer {
   scan(text: string, onTerm: (term: string, start: number, end: number) => void): void;
   /** The term for one word (a run of letters, marks and digits), or '' when the word is a stop word. */
   normalizeWord(word: string): string;
+  /** True when `text` has words and every one is a stop word: the terms of it are none, though it is not blank. */
+  onlyStopWords(text: string): boolean;
   /**
    * Appends to `into` the terms of `text.slice(start, end)` as `vocabulary` numbers them, in order,
    * duplicates kept: `terms` for a build. `start` and `end` default to the whole text.
@@ -124,6 +126,20 @@ export function createTokenizer(): Tokenizer {
     }
   }
 
+  function onlyStopWords(text: string): boolean {
+    let words = 0;
+    let kept = 0;
+    eachToken(
+      text,
+      () => (kept += 1),
+      (raw) => {
+        words += 1;
+        if (raw.length > MAX_TOKEN_LENGTH || normalizeWord(raw) !== '') kept += 1;
+      },
+    );
+    return words > 0 && kept === 0;
+  }
+
   function terms(text: string): string[] {
     const out: string[] = [];
     scan(text, (term) => {
@@ -132,7 +148,7 @@ export function createTokenizer(): Tokenizer {
     return out;
   }
 
-  return Object.freeze({ terms, scan, normalizeWord, ids });
+  return Object.freeze({ terms, scan, normalizeWord, onlyStopWords, ids });
 }
 
 type TermSink = (term: string, start: number, end: number) => void;

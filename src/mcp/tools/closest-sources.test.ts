@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { closestSources } from './closest-sources.js';
+import { closeDistance, closestSources, suggestionSentence } from './closest-sources.js';
 
 /** The plain model: full edit distance to every source, bonus for the file name, sort, take three. */
 function naiveClosest(wanted: string, known: readonly string[], limit = 3): string[] {
@@ -25,6 +25,7 @@ function naiveClosest(wanted: string, known: readonly string[], limit = 3): stri
       else if (base(target).length > 2 && candidate.includes(base(target).replace(/\.[a-z0-9]+$/, ''))) score -= 50;
       return { source, score };
     })
+    .filter(({ score }) => score < 0 || score <= closeDistance(target))
     .sort((x, y) => x.score - y.score || (x.source < y.source ? -1 : 1))
     .slice(0, limit)
     .map((x) => x.source);
@@ -57,6 +58,12 @@ describe('closestSources', () => {
     const known = Array.from({ length: 20_000 }, (_, i) => `archive/${String(i).padStart(5, '0')}/report-${i}.md`);
     expect(closestSources('archive/01234/report-1234.md', known)[0]).toBe('archive/01234/report-1234.md');
     expect(closestSources('archive/01234/report-1234.txt', known)[0]).toBe('archive/01234/report-1234.md');
-    expect(closestSources('x'.repeat(2000), known)).toHaveLength(3);
+    expect(closestSources('x'.repeat(2000), known)).toEqual([]);
+  });
+
+  it.each(['secret.txt', '/etc/passwd', 'zebra-manual.pdf', 'x'])('suggests nothing for %j, which is close to no source', (wanted) => {
+    const known = ['README.md', 'guides/deploy.md', 'guides/develop.md', 'notes/deploy-old.txt'];
+    expect(closestSources(wanted, known)).toEqual([]);
+    expect(suggestionSentence(wanted, known)).toBe(' No known source has a name close to it; call list_documents to see them all.');
   });
 });

@@ -6,6 +6,9 @@
 // little more than the longest known source (extra characters only add the same distance to every
 // candidate), candidates that cannot beat the current third best stop early, and past a budget of
 // comparison cells (a very large corpus) a cheap prefix/suffix likeness replaces edit distance.
+//
+// Only close sources are suggested: one sharing the file name (or its stem), or within an edit distance
+// of a third of the name's length (at least 2). Three unrelated documents would only mislead a model.
 
 const MAX_COMPARED_CHARS = 200;
 /** Upper bound on edit-distance cells per call (name length × candidate lengths), ~2 ms of work. */
@@ -58,7 +61,12 @@ function unsharedChars(a: string, b: string): number {
 
 const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
-/** Up to `limit` known sources closest to `wanted`, best first. */
+/** The largest edit distance at which a source without the name's file name still counts as close. */
+export function closeDistance(name: string): number {
+  return Math.max(2, Math.floor(name.length / 3));
+}
+
+/** Up to `limit` known sources close to `wanted` (see above), best first; none when nothing is close. */
 export function closestSources(wanted: string, known: readonly string[], limit = 3): string[] {
   let longest = 0;
   let cells = 0;
@@ -74,6 +82,7 @@ export function closestSources(wanted: string, known: readonly string[], limit =
   const targetBase = baseName(target);
   const targetStem = targetBase.replace(/\.[a-z0-9]+$/, '');
   const exact = cells * Math.max(target.length, 1) <= CELL_BUDGET;
+  const close = closeDistance(target);
 
   // The best `limit` so far, kept sorted; a candidate must beat the last to enter.
   const best: Array<{ source: string; score: number }> = [];
@@ -86,8 +95,9 @@ export function closestSources(wanted: string, known: readonly string[], limit =
     else if (targetBase.length > 2 && candidate.includes(targetStem)) bonus = -50;
     const worst = best.length === limit ? best[best.length - 1]!.score : Infinity;
     // A candidate whose score cannot reach the current last place stops early.
-    const cutoff = worst === Infinity ? Infinity : worst - bonus;
+    const cutoff = Math.min(worst === Infinity ? Infinity : worst - bonus, bonus === 0 ? close : Infinity);
     const distance = exact ? editDistance(target, candidate, cutoff) : unsharedChars(target, candidate);
+    if (bonus === 0 && distance > close) continue;
     const entry = { source, score: distance + bonus };
     if (best.length === limit && !before(entry, best[best.length - 1]!)) continue;
     let at = best.length;
@@ -98,9 +108,10 @@ export function closestSources(wanted: string, known: readonly string[], limit =
   return best.map((x) => x.source);
 }
 
-/** ` Closest known sources: "a.md", "b.md".` or a pointer to list_documents when the corpus is empty. */
+/** ` Closest known sources: "a.md", "b.md".`, or a pointer to list_documents when none is close. */
 export function suggestionSentence(wanted: string, known: readonly string[]): string {
+  if (known.length === 0) return ' The index holds no documents.';
   const closest = closestSources(wanted, known);
-  if (closest.length === 0) return ' The index holds no documents.';
+  if (closest.length === 0) return ' No known source has a name close to it; call list_documents to see them all.';
   return ` Closest known sources: ${closest.map((s) => `"${s}"`).join(', ')}. Call list_documents to see them all.`;
 }

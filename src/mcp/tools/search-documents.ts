@@ -138,6 +138,11 @@ export const createSearchDocuments = (limits: ToolLimits, semantic = false): Def
         const { index } = corpus;
         if (path_prefix !== undefined && !index.listDocuments().some((d) => d.source.startsWith(pathPrefixOf(path_prefix)))) {
           notes.push(`No document's source starts with path_prefix "${path_prefix}". Call list_documents to see the sources, or search again without path_prefix.`);
+        } else if (used === 'keyword' && index.onlyStopWords(query)) {
+          notes.push(
+            `Every word of "${query}" is a stop word (such as "the", "and", "of"), which keyword search ignores. ` +
+              'Search for the words that carry the meaning: names, terms, rare words.',
+          );
         } else {
           notes.push(
             `Nothing matched "${query}"${path_prefix !== undefined ? ` under "${path_prefix}"` : ''}. ` +
