@@ -14,10 +14,10 @@ import type { IndexJob, IndexJobResult } from './index-job-spec.js';
  */
 export const PROGRESS_INTERVAL_MS = 250;
 
-/** What the parent sends: the job, and where to put the encoded index. */
+/** What the parent sends: the job, and where to put the encoded index (over IPC when not named). */
 export interface ChildRequest {
   job: IndexJob;
-  bytesFile: string;
+  bytesFile?: string;
 }
 
 /** The answer: the bytes are in `bytesFile`, or inline when that file could not be written. */
@@ -40,7 +40,8 @@ process.once('message', (request: ChildRequest) => {
   runIndexJob(request.job, { onProgress }).then(
     ({ bytes, ...rest }) => {
       try {
-        // Exclusive create, owner only: a path planted in a shared temporary folder is not followed.
+        if (request.bytesFile === undefined) throw new Error('no hand-off file');
+        // Exclusive create, owner only, in the parent's private folder.
         writeFileSync(request.bytesFile, bytes, { flag: 'wx', mode: 0o600 });
         reply({ ok: true, result: rest });
       } catch {

@@ -3,9 +3,11 @@
 // memory the build used is returned to the system when the child exits (a worker thread's would stay
 // in the server's allocator). The encoded index comes back through a private temporary file, read in
 // one allocation; over the IPC channel it would arrive in thousands of small buffers that the
-// allocator keeps as well.
+// allocator keeps as well. That file lives in a folder of its own made by mkdtemp (0700, a random
+// name), never at a name another user of a shared /tmp could guess and take first; removing the
+// folder afterwards is best effort and never replaces the build's result or its error.
 import { fork } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CodedError } from '../coded-error.js';
@@ -24,16 +26,23 @@ export class IndexJobError extends CodedError<IndexJobErrorCode> {}
 const { url: childUrl, fromSources } = entryFile(import.meta.url, 'index-child');
 const childPath = childUrl.pathname;
 
-let jobs = 0;
-
 export interface RunInChildOptions {
   /** Told the build's progress, a few times a second at most (see index-child.ts). */
   onProgress?: (progress: BuildProgress) => void;
 }
 
+/** A private folder for the hand-off file, or undefined when none can be made (the bytes then come over IPC). */
+async function privateFolder(): Promise<string | undefined> {
+  try {
+    return await mkdtemp(join(tmpdir(), 'corpus-mcp-index-'));
+  } catch {
+    return undefined;
+  }
+}
+
 export async function runInChild(job: IndexJob, { onProgress }: RunInChildOptions = {}): Promise<IndexJobResult> {
-  jobs += 1;
-  const bytesFile = join(tmpdir(), `corpus-mcp-index-${process.pid}-${jobs}.bin`);
+  const folder = await privateFolder();
+  const bytesFile = folder === undefined ? undefined : join(folder, 'index.bin');
   try {
     const reply = await new Promise<ChildReply>((resolve, reject) => {
       const child = fork(childPath, [], {
@@ -67,9 +76,11 @@ export async function runInChild(job: IndexJob, { onProgress }: RunInChildOption
     });
     if (!reply.ok) throw new IndexJobError(isCorpusErrorCode(reply.error.code) ? reply.error.code : 'build_failed', reply.error.message);
     // Not copied: a second tens-of-MB allocation would raise the RSS after boot until a GC ran.
-    const bytes = reply.result.bytes ?? (await readFile(bytesFile));
+    if (reply.result.bytes === undefined && bytesFile === undefined) throw new IndexJobError('build_failed', 'the index build process sent no index');
+    const bytes = reply.result.bytes ?? (await readFile(bytesFile as string));
     return { ...reply.result, bytes };
   } finally {
-    await rm(bytesFile, { force: true });
+    // A folder left behind is private to this user and holds one index; the result stands.
+    if (folder !== undefined) await rm(folder, { recursive: true, force: true }).catch(() => undefined);
   }
 }

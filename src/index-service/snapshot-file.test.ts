@@ -1,5 +1,5 @@
 import { closeSync, openSync } from 'node:fs';
-import { lstat, mkdtemp, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdtemp, readFile, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
@@ -34,6 +34,19 @@ describe.each([
     expect(await readFile(target, 'utf8')).toBe('precious');
     expect((await lstat(path)).isFile()).toBe(true);
     expect((await readFile(path)).subarray(0, BYTES.length)).toEqual(Buffer.from(BYTES));
+  });
+
+  it.each([['0000', 0o000], ['0022', 0o022], ['0277', 0o277]])('writes the file owner-only (0600) under umask %s, over a world-readable one', async (_label, mask) => {
+    const path = join(dir, 'index.snapshot');
+    await writeFile(path, 'an older snapshot');
+    await chmod(path, 0o644);
+    const saved = process.umask(mask);
+    try {
+      await write(path);
+    } finally {
+      process.umask(saved);
+    }
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
   });
 
   it('replaces a leftover temporary file of its own process and thread', async () => {

@@ -1,9 +1,10 @@
 // Snapshot files: the encoded index (src/search/index-snapshot.ts) followed by a SHA-256 of it, so a
 // file cut short, or changed by a disk or a hand, is recognised before anything in it is trusted.
 // Written to a temporary file beside the target and renamed over it, so a reader never sees half a
-// file and a crash mid-write leaves the previous snapshot in place.
+// file and a crash mid-write leaves the previous snapshot in place. Owner only (0600), whatever the
+// umask or the corpus's permissions: the index holds every passage of every document.
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, openSync, read, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, fsyncSync, openSync, read, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
@@ -77,24 +78,44 @@ function isRunning(pid: number): boolean {
 const EXCLUSIVE = 'wx';
 const alreadyThere = (error: unknown): boolean => (error as NodeJS.ErrnoException).code === 'EEXIST';
 
+// The mode is set again on the open file: the one given to open is narrowed by the umask, and the
+// file is to be 0600 exactly, whatever the umask.
+const OWNER_ONLY = 0o600;
+
 function createTemporary(temporary: string): number {
+  let fd: number;
   try {
-    return openSync(temporary, EXCLUSIVE, 0o644);
+    fd = openSync(temporary, EXCLUSIVE, OWNER_ONLY);
   } catch (error) {
     if (!alreadyThere(error)) throw error;
     rmSync(temporary, { force: true });
-    return openSync(temporary, EXCLUSIVE, 0o644);
+    fd = openSync(temporary, EXCLUSIVE, OWNER_ONLY);
   }
+  try {
+    fchmodSync(fd, OWNER_ONLY);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
 }
 
 async function createTemporaryAsync(temporary: string): Promise<FileHandle> {
+  let handle: FileHandle;
   try {
-    return await open(temporary, EXCLUSIVE, 0o644);
+    handle = await open(temporary, EXCLUSIVE, OWNER_ONLY);
   } catch (error) {
     if (!alreadyThere(error)) throw error;
     await rm(temporary, { force: true });
-    return open(temporary, EXCLUSIVE, 0o644);
+    handle = await open(temporary, EXCLUSIVE, OWNER_ONLY);
   }
+  try {
+    await handle.chmod(OWNER_ONLY);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  return handle;
 }
 
 /** Writes `bytes` and their digest to `path` atomically (temporary file, fsync, rename). */

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -31,6 +31,17 @@ describe('vectorCacheFile', () => {
     await store.save(sample());
     const loaded = store.load()!;
     expect([...loaded.get(loaded.key('a'))!]).toEqual([Math.fround(0.6), Math.fround(0.8)]);
+  });
+
+  it('saves the file owner-only (0600), even under a umask of 0', async () => {
+    const path = vectorCachePath(join(dir, 'index.snapshot'));
+    const saved = process.umask(0);
+    try {
+      await vectorCacheFile(path, () => undefined).save(sample());
+    } finally {
+      process.umask(saved);
+    }
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
   });
 
   it('saves many vectors in pieces and reads every one back', async () => {
