@@ -3,6 +3,9 @@
 // name in `Host` (and the page's origin in `Origin`), so both are checked against the names this
 // server is really reached by: loopback (as config's isLoopbackHost says) and the host of PUBLIC_URL. The ports are not
 // compared: the attack is about names, and a proxy may legitimately change the port.
+// Not SDK v2's validateHostHeader / validateOriginHeader (@modelcontextprotocol/server 2.4.0): they
+// parse with `new URL`, so a Host of `evil@localhost` or `localhost/path` passes as localhost, and
+// their allowlists are exact names, so the loopback range (all of 127/8) cannot be said.
 import type { MiddlewareHandler } from 'hono';
 import { isLoopbackHost } from '../../config/loopback-host.js';
 import { jsonRpcErrorBody, SERVER_ERROR } from '../../mcp/json-rpc-error.js';
