@@ -52,6 +52,16 @@ const makeHandbookPdf = () =>
     ],
   });
 
+/** Three short pages and no outline: one passage runs from page 1 to page 3. */
+const makeCrossingPdf = () =>
+  makePdf({
+    pages: [
+      { lines: ['Ferry crossing', 'The ferry leaves the north slip at dawn.'] },
+      { lines: ['Passengers wait on the upper deck while the ramp is raised.'] },
+      { lines: ['The quartermaster counts the lifebelts before the return leg.'] },
+    ],
+  });
+
 async function ok<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
   expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
@@ -73,6 +83,7 @@ describe('documents beyond Markdown, end to end', () => {
         'long-heading.md': `# Beacon${' '.repeat(1024 * 1024)}lamp\n\nThe beacon lamp is lit at dusk.\n`,
         'guide.rst': 'Pilotage\n========\n\nPilots board at the outer buoy.\n\nFees\n----\n\nPilotage fees are paid per metre of draught.\n',
         'handbook.pdf': Buffer.from(await makeHandbookPdf()),
+        'crossing.pdf': Buffer.from(await makeCrossingPdf()),
         'hostile/encrypted.pdf': Buffer.from(await makeEncryptedPdf()),
         'hostile/truncated.pdf': Buffer.from(await makeTruncatedPdf(0.5)),
         'hostile/bomb.pdf': Buffer.from(await makeManyPagePdf(5000)),
@@ -142,6 +153,22 @@ describe('documents beyond Markdown, end to end', () => {
       expect(chunk.text).toContain('Check the tide table');
       const [storm] = await search('storm cones barometer', 'handbook');
       expect(storm?.page).toBe(3);
+    });
+
+    it('cites a passage that crosses pages with its first and last page, in the structure and in the text', async () => {
+      const result = (await client.callTool({ name: 'search_documents', arguments: { query: 'quartermaster lifebelts' } })) as CallToolResult;
+      const [hit] = (result.structuredContent as { results: Array<Hit & { last_page?: number }> }).results;
+      expect(hit).toMatchObject({ source: 'crossing.pdf', page: 1, last_page: 3 });
+      expect((result.content[0] as { text: string }).text).toContain('"page":1,"last_page":3');
+      const chunk = (await client.callTool({ name: 'get_chunk', arguments: { chunk_id: hit!.chunk_id } })) as CallToolResult;
+      expect(chunk.structuredContent).toMatchObject({ page: 1, last_page: 3 });
+      expect((chunk.content[0] as { text: string }).text).toContain('"page":1,"last_page":3');
+      expect((chunk.structuredContent as { text: string }).text).toContain('quartermaster');
+    });
+
+    it('cites a passage on one page with that page as first and last', async () => {
+      const [hit] = await search('barometer storm cones');
+      expect(hit).toMatchObject({ source: 'handbook.pdf', page: 3, last_page: 3 });
     });
 
     it('tells get_document which pages a stretch of text lies on', async () => {

@@ -24,6 +24,8 @@ export interface SearchHit {
   end: number;
   /** The page (from 1) the chunk begins on; only for paginated formats (PDF). */
   page?: number;
+  /** The page the chunk ends on, `page` or later; set with `page`. */
+  lastPage?: number;
 }
 
 /** The query's terms, compiled for snippets when a snippet is first read and shared by all hits. */
@@ -54,6 +56,7 @@ export class LazyHit implements SearchHit {
   readonly start: number;
   readonly end: number;
   declare readonly page?: number;
+  declare readonly lastPage?: number;
   /** Read only when the snippet is: a document restored from a snapshot decodes its text on demand. */
   readonly #document: Document;
   readonly #tokenizer: Tokenizer;
@@ -68,6 +71,7 @@ export class LazyHit implements SearchHit {
     start: number,
     end: number,
     page: number,
+    lastPage: number,
     tokenizer: Tokenizer,
     queryTerms: QueryTerms,
   ) {
@@ -79,7 +83,10 @@ export class LazyHit implements SearchHit {
     this.start = start;
     this.end = end;
     // Set only for paginated documents, so a Markdown hit has no `page` key at all.
-    if (page > 0) (this as { page?: number }).page = page;
+    if (page > 0) {
+      (this as { page?: number }).page = page;
+      (this as { lastPage?: number }).lastPage = Math.max(page, lastPage);
+    }
     this.#document = document;
     this.#tokenizer = tokenizer;
     this.#queryTerms = queryTerms;
@@ -91,7 +98,7 @@ export class LazyHit implements SearchHit {
   }
 
   toJSON(): SearchHit {
-    const { chunkId, source, title, heading, score, snippet, start, end, page } = this;
-    return { chunkId, source, title, heading, score, snippet, start, end, ...(page === undefined ? {} : { page }) };
+    const { chunkId, source, title, heading, score, snippet, start, end, page, lastPage } = this;
+    return { chunkId, source, title, heading, score, snippet, start, end, ...(page === undefined ? {} : { page, lastPage }) };
   }
 }

@@ -1,4 +1,4 @@
-import type { Document, DocumentFormat, PageSpan } from '../corpus/document.js';
+import { pageAt, type Document, type DocumentFormat, type PageSpan } from '../corpus/document.js';
 import { chunkId, parseChunkId } from './chunk-id.js';
 import { InvertedIndex, type InvertedIndexParts } from './inverted-index.js';
 import { LazyHit, QueryTerms, type SearchHit } from './lazy-hit.js';
@@ -25,6 +25,8 @@ export interface ChunkView {
   nextChunkId: string | null;
   /** The page (from 1) the chunk begins on; only for paginated formats (PDF). */
   page?: number;
+  /** The page the chunk ends on, `page` or later; set with `page`. */
+  lastPage?: number;
 }
 
 export interface DocumentView {
@@ -244,6 +246,7 @@ export class SearchIndex {
           start,
           end,
           this.#chunkPage[chunk] as number,
+          lastPageOf(document, start, end),
           this.#tokenizer,
           queryTerms,
         ),
@@ -295,7 +298,7 @@ export class SearchIndex {
       end,
       prevChunkId: n > 0 ? chunkId(source, n - 1) : null,
       nextChunkId: n + 1 < chunkCount ? chunkId(source, n + 1) : null,
-      ...(page > 0 ? { page } : {}),
+      ...(page > 0 ? { page, lastPage: Math.max(page, lastPageOf(document, start, end)) } : {}),
     };
   }
 
@@ -352,4 +355,9 @@ export class SearchIndex {
  */
 export function normalizePathPrefix(prefix: string): string {
   return prefix.replace(/^(?:\.?\/)+/, '');
+}
+
+/** The page (from 1) holding the last character of `[start, end)`; 0 for a document without pages. */
+function lastPageOf(document: Document, start: number, end: number): number {
+  return document.pages === undefined ? 0 : (pageAt(document.pages, Math.max(start, end - 1)) ?? 0);
 }

@@ -24,6 +24,7 @@ const output = z.object({
   prev_chunk_id: z.string().nullable().describe('The passage before this one, or null at the start of the document.'),
   next_chunk_id: z.string().nullable().describe('The passage after this one, or null at the end of the document.'),
   page: z.number().int().min(1).optional().describe('The page, from 1, the passage begins on; present for paginated documents (PDF).'),
+  last_page: z.number().int().min(1).optional().describe('The page the passage ends on (page or later); cite pages page–last_page.'),
 });
 
 export type GetChunkOutput = z.output<typeof output>;
@@ -79,7 +80,7 @@ export const getChunk = defineTool({
       end: chunk.end,
       prev_chunk_id: chunk.prevChunkId,
       next_chunk_id: chunk.nextChunkId,
-      ...(chunk.page === undefined ? {} : { page: chunk.page }),
+      ...(chunk.page === undefined ? {} : { page: chunk.page, last_page: chunk.lastPage ?? chunk.page }),
     };
   },
 });

@@ -61,6 +61,7 @@ const hit = z.object({
   start: z.number().int().describe('Character offset of the passage in the document (get_document offset).'),
   end: z.number().int(),
   page: z.number().int().min(1).optional().describe('The page, from 1, the passage begins on; present for paginated documents (PDF).'),
+  last_page: z.number().int().min(1).optional().describe('The page the passage ends on (page or later); cite pages page–last_page.'),
 });
 
 const output = z.object({
@@ -130,7 +131,7 @@ export const createSearchDocuments = (limits: ToolLimits, semantic = false): Def
         snippet: h.snippet,
         start: h.start,
         end: h.end,
-        ...(h.page === undefined ? {} : { page: h.page }),
+        ...(h.page === undefined ? {} : { page: h.page, last_page: h.lastPage ?? h.page }),
       }));
       const notes: string[] = [];
       if (fallback !== undefined) notes.push(`These are keyword results: ${fallback}.`);
