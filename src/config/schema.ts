@@ -152,7 +152,7 @@ export const SERVER_VARIABLES = {
     'Vector length, for models that can shorten theirs, e.g. 512 for `text-embedding-3-small`; shorter vectors search faster (BENCHMARKS.md).',
     { shownDefault: 'the model\'s', requires: 'EMBEDDINGS_URL' }),
   VECTOR_SCAN_THREADS: variable('Semantic search', integer(1, 16),
-    'Threads one semantic or hybrid query\'s vector scan may use, the server\'s own included. The scan is bound by memory traffic, which a second core relieves: 35k chunks × 1536 dimensions in 2.7 ms instead of 3.8 (BENCHMARKS.md). ' +
+    'Threads one semantic or hybrid query\'s vector scan may use, the server\'s own included. The scan is bound by memory traffic, which a second core relieves: 35k chunks × 1536 dimensions in 2.1 ms instead of 3.1 (BENCHMARKS.md). ' +
       'Each extra thread costs 3–12 MiB of RSS. `1` keeps every scan on the main thread. A helper that fails or answers a scan more than 2 s late is retired with a warning in the log, and its share runs on the main thread.',
     { shownDefault: `the CPUs this process may use (a container's CPU quota counted), at most ${MAX_DEFAULT_SCAN_THREADS}`, requires: 'EMBEDDINGS_URL' }),
   EMBEDDINGS_API_KEY: variable('Semantic search', secret(), 'Sent to `EMBEDDINGS_URL` as a bearer token; never logged.', { requires: 'EMBEDDINGS_URL' }),
