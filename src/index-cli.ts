@@ -9,6 +9,7 @@ import { ConfigError } from './config/config-error.js';
 import { loadConfig } from './config/load-config.js';
 import { indexJobOf } from './index-job-of.js';
 import { runIndexJob } from './index-service/index-job.js';
+import { realPath } from './real-path.js';
 
 async function main(): Promise<void> {
   const at = process.argv.indexOf('--out');
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
   }
   let config;
   try {
-    config = loadConfig();
+    config = loadConfig(undefined, { cpus: 1, realPath });
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`corpus-mcp index: ${error.message}`);

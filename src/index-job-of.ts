@@ -4,6 +4,7 @@
 import { resolve } from 'node:path';
 import pkg from '../package.json' with { type: 'json' };
 import type { Config } from './config/config.js';
+import { fileIdentities } from './corpus/file-identity.js';
 import { engineVersion } from './index-service/engine-version.js';
 import type { IndexJob } from './index-service/index-job-spec.js';
 import type { SearchIndexOptions } from './search/search-index.js';
@@ -18,6 +19,8 @@ export async function indexJobOf(config: Config, indexFile = config.indexFile): 
     corpusRoot: resolve(config.corpusDir),
     options,
     engine: await engineVersion(pkg.version),
+    // The tokens file is never indexed, whatever path leads to it (the boot refuses one inside CORPUS_DIR).
+    excludedFiles: fileIdentities([config.auth.tokensFile]),
     ...(indexFile === undefined ? {} : { indexFile: resolve(indexFile) }),
   };
 }

@@ -11,14 +11,17 @@ import pkg from '../package.json' with { type: 'json' };
 import { snapshotPathsFromEnvironment } from './config/early-paths.js';
 import type { Config } from './config/config.js';
 import type { AssembleOptions } from './http/assemble.js';
+import { fileIdentities } from './corpus/file-identity.js';
 import { startCheckThread } from './index-service/snapshot-check-thread.js';
+import { realPath } from './real-path.js';
 import type { Store } from './store/store.js';
 
 // The snapshot check starts first, from the paths the environment names, before anything heavier than
 // this file's imports loads: on a large corpus its walk is the longest stretch of a boot. Its job
 // follows once the configuration is loaded (below), and it is used only if that job has these paths.
 const earlyPaths = snapshotPathsFromEnvironment();
-const startedCheck = earlyPaths === undefined ? undefined : startCheckThread(earlyPaths);
+const startedCheck =
+  earlyPaths === undefined ? undefined : startCheckThread({ corpusRoot: earlyPaths.corpusRoot, indexFile: earlyPaths.indexFile, excludedFiles: fileIdentities([earlyPaths.tokensFile]) });
 
 async function main(): Promise<void> {
   const configModules = Promise.all([
@@ -50,7 +53,7 @@ async function main(): Promise<void> {
   const [{ availableCpus }, { ConfigError }, { loadConfig }, { VECTOR_SAVE_WAIT_MS }, { checkSnapshotInWorker, produceIndex }, { runInChild }, { indexJobOf }, { mcpResourceUrl }] = await configModules;
   let config: Config;
   try {
-    config = loadConfig(undefined, { cpus: availableCpus() }); // the process's environment
+    config = loadConfig(undefined, { cpus: availableCpus(), realPath }); // the process's environment
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`corpus-mcp: ${error.message}`);

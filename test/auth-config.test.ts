@@ -1,8 +1,13 @@
 // The authentication settings of src/config/: parsing, the rules every value must follow, and the
 // secure default (no auth → loopback only), all reported in the one ConfigError with the other settings.
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isLoopbackHost } from '../src/config/loopback-host.js';
 import { loadConfig } from '../src/config/load-config.js';
+import { ConfigError } from '../src/config/config-error.js';
+import { realPath } from '../src/real-path.js';
 import { problemsOf } from './support/config-problems.js';
 
 const tokenA = 'a'.repeat(32);
@@ -125,6 +130,27 @@ describe('config', () => {
       expect(problemsOf({ AUTH_TOKENS_FILE: file, ...(dir === undefined ? {} : { CORPUS_DIR: dir }) })).toEqual([
         expect.stringMatching(/^AUTH_TOKENS_FILE=".*": is inside CORPUS_DIR, so it would be indexed and served/),
       ]);
+    });
+
+    it('refuses AUTH_TOKENS_FILE inside CORPUS_DIR once symbolic links are resolved (CORPUS_DIR a link to the folder holding it)', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'corpus-mcp-tokens-link-'));
+      try {
+        await mkdir(join(dir, 'real', 'docs'), { recursive: true });
+        await writeFile(join(dir, 'real', 'docs', 'tokens.txt'), `${tokenA}\n`);
+        await symlink(join(dir, 'real', 'docs'), join(dir, 'docs'));
+        const env = { CORPUS_DIR: join(dir, 'docs'), AUTH_TOKENS_FILE: join(dir, 'real', 'docs', 'tokens.txt') };
+        const load = () => loadConfig(env, { cpus: 1, realPath });
+        expect(load).toThrow(ConfigError);
+        expect(() => load()).toThrow(/AUTH_TOKENS_FILE=".*": is inside CORPUS_DIR once symbolic links are resolved/);
+        // And the other way round: the tokens file named through a link into the corpus.
+        await symlink(join(dir, 'real'), join(dir, 'alias'));
+        expect(() => loadConfig({ CORPUS_DIR: join(dir, 'real', 'docs'), AUTH_TOKENS_FILE: join(dir, 'alias', 'docs', 'tokens.txt') }, { cpus: 1, realPath })).toThrow(/once symbolic links are resolved/);
+        // A tokens file truly outside loads.
+        await writeFile(join(dir, 'real', 'tokens.txt'), `${tokenA}\n`);
+        expect(loadConfig({ CORPUS_DIR: join(dir, 'docs'), AUTH_TOKENS_FILE: join(dir, 'real', 'tokens.txt') }, { cpus: 1, realPath }).auth.tokensFile).toBe(join(dir, 'real', 'tokens.txt'));
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     });
 
     it('reads METRICS_PORT and refuses it equal to PORT', () => {

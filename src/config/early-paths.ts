@@ -8,9 +8,13 @@ import { resolve } from 'node:path';
 /** The corpus folder when CORPUS_DIR is unset (schema.ts takes it from here). */
 export const DEFAULT_CORPUS_DIR = './corpus';
 
-/** INDEX_FILE and CORPUS_DIR as absolute paths, or undefined without INDEX_FILE. */
-export function snapshotPathsFromEnvironment(env: NodeJS.ProcessEnv = process.env): { corpusRoot: string; indexFile: string } | undefined {
+/**
+ * INDEX_FILE and CORPUS_DIR as absolute paths, and AUTH_TOKENS_FILE as given (the walk skips that
+ * file), or undefined without INDEX_FILE.
+ */
+export function snapshotPathsFromEnvironment(env: NodeJS.ProcessEnv = process.env): { corpusRoot: string; indexFile: string; tokensFile?: string } | undefined {
   const indexFile = env.INDEX_FILE?.trim();
   if (!indexFile) return undefined;
-  return { corpusRoot: resolve(env.CORPUS_DIR?.trim() || DEFAULT_CORPUS_DIR), indexFile: resolve(indexFile) };
+  const tokensFile = env.AUTH_TOKENS_FILE?.trim();
+  return { corpusRoot: resolve(env.CORPUS_DIR?.trim() || DEFAULT_CORPUS_DIR), indexFile: resolve(indexFile), ...(tokensFile ? { tokensFile } : {}) };
 }

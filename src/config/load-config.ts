@@ -21,6 +21,11 @@ const serverParser = parserOf(SERVER_VARIABLES);
 export interface Machine {
   /** CPUs this process may use (src/available-cpus.ts measures it): VECTOR_SCAN_THREADS's default derives from it. */
   cpus: number;
+  /**
+   * A path with its symbolic links resolved (src/real-path.ts), for the rules that compare where
+   * files really are. Default `path.resolve`: links are not seen.
+   */
+  realPath?: (path: string) => string;
 }
 
 /** `http://HOST:PORT`, bracketing an IPv6 literal. */
@@ -63,7 +68,7 @@ export function loadConfig(env: Env = process.env, machine: Machine = { cpus: 1 
     ...overlapProblems(env, e.CHUNK_WORDS ?? DEFAULT_SEARCH_OPTIONS.chunkWords, e.CHUNK_OVERLAP_WORDS),
     ...hostProblems(host, givenPublicUrl, auth),
     ...clearTextProblems(host, givenPublicUrl, auth),
-    ...tokensFileProblems(auth?.tokensFile, e.CORPUS_DIR),
+    ...tokensFileProblems(auth?.tokensFile, e.CORPUS_DIR, machine.realPath),
     ...(login === undefined ? [] : issuerProblems(login.provider, host, givenPublicUrl)),
     ...metricsPortProblems(env, port, e.METRICS_PORT),
   ];

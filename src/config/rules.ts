@@ -74,12 +74,27 @@ export function clearTextProblems(host: string, publicUrl: string | undefined, a
   ];
 }
 
-/** A tokens file inside the corpus would be indexed and served. */
-export function tokensFileProblems(tokensFile: string | undefined, corpusDir: string): string[] {
+/**
+ * A tokens file inside the corpus would be indexed and served: compared as written and as real paths
+ * (`realPath`: symbolic links resolved), so a CORPUS_DIR that is a link to the folder holding the file
+ * is refused too. (A hard link is not a path: the corpus walk skips the file by device and inode.)
+ */
+export function tokensFileProblems(tokensFile: string | undefined, corpusDir: string, realPath: (path: string) => string = resolve): string[] {
   if (tokensFile === undefined) return [];
-  const inside = relative(resolve(corpusDir), resolve(tokensFile));
-  if (inside !== '' && (inside.startsWith('..') || isAbsolute(inside))) return [];
-  return [`AUTH_TOKENS_FILE=${JSON.stringify(tokensFile)}: is inside CORPUS_DIR, so it would be indexed and served; keep it outside`];
+  const within = (folder: string, file: string): boolean => {
+    const inside = relative(folder, file);
+    return inside === '' || (!inside.startsWith('..') && !isAbsolute(inside));
+  };
+  const real = { file: realPath(tokensFile), folder: realPath(corpusDir) };
+  if (within(resolve(corpusDir), resolve(tokensFile))) {
+    return [`AUTH_TOKENS_FILE=${JSON.stringify(tokensFile)}: is inside CORPUS_DIR, so it would be indexed and served; keep it outside`];
+  }
+  if (within(real.folder, real.file)) {
+    return [
+      `AUTH_TOKENS_FILE=${JSON.stringify(tokensFile)}: is inside CORPUS_DIR once symbolic links are resolved (${JSON.stringify(real.file)} in ${JSON.stringify(real.folder)}), so it would be indexed and served; keep it outside`,
+    ];
+  }
+  return [];
 }
 
 /** With the built-in sign-in, PUBLIC_URL is the issuer of the tokens: an https origin, bare. */

@@ -7,6 +7,7 @@ import { checkExtractionPoolOptions } from './extract/extraction-pool-options.js
 import { startFilePrefetch, type FilePrefetch } from './file-prefetch.js';
 import { formatInfo, listExtensions } from './formats.js';
 import { DEFAULT_MAX_FILE_BYTES, type Extract, type OnRead, readDocument } from './read-document.js';
+import type { FileIdentity } from './file-identity.js';
 import { describeError, walkCorpus, type FileCandidate, type WalkResult } from './walk-corpus.js';
 
 export interface LoadCorpusOptions {
@@ -24,6 +25,8 @@ export interface LoadCorpusOptions {
   maxPages?: number;
   /** The walk of the root to read, when the caller has made it already (e.g. for a manifest); default a fresh walk. */
   walked?: WalkResult;
+  /** Files a fresh walk never reads, whatever path leads to them (see walk-corpus.ts). Default none. */
+  excluded?: readonly FileIdentity[];
   /** Told the bytes of every file read (see read-document.ts). */
   onRead?: OnRead;
   /** Told after every file read and every file done with (a document or a skip); cheap to call often. */
@@ -96,7 +99,7 @@ export async function loadCorpus(root: string, options: LoadCorpusOptions = {}):
 
   let walked: WalkResult;
   try {
-    walked = options.walked ?? (await walkCorpus(rootReal));
+    walked = options.walked ?? (await walkCorpus(rootReal, undefined, { excluded: options.excluded ?? [] }));
   } catch (error) {
     throw unreadable(error);
   }

@@ -2,6 +2,7 @@ import { lstatSync, type Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { extname, join, sep } from 'node:path';
 import { compareSources, type DocumentFormat, type SkippedFile } from './document.js';
+import { type FileIdentity, isOneOf } from './file-identity.js';
 import { formatOfExtension, listExtensions } from './formats.js';
 
 /** A file the walk decided to read. */
@@ -26,6 +27,14 @@ export interface FileCandidate {
 export interface WalkResult {
   files: FileCandidate[];
   skipped: SkippedFile[];
+}
+
+export interface WalkOptions {
+  /**
+   * Files never read, whatever path leads to them (a link, a hard link, a mount): the server's own
+   * secrets (AUTH_TOKENS_FILE). Default none.
+   */
+  excluded?: readonly FileIdentity[];
 }
 
 const INDEXED = listExtensions('and');
@@ -60,9 +69,11 @@ interface Folder {
  * which both breaks link loops and avoids indexing the same files twice. Real folders are walked before
  * any folder reached through a link, so a file keeps the source of its real location.
  *
+ * Files in `excluded` are skipped by device and inode.
+ *
  * Throws the underlying error if the root itself cannot be read.
  */
-export async function walkCorpus(rootReal: string, onFile?: (file: FileCandidate) => void): Promise<WalkResult> {
+export async function walkCorpus(rootReal: string, onFile?: (file: FileCandidate) => void, { excluded = [] }: WalkOptions = {}): Promise<WalkResult> {
   const files: FileCandidate[] = [];
   // A caller that looks at each file once (the snapshot check) keeps none: 100k candidates kept to
   // the end of a walk cost more in garbage collection than the walk's own work.
@@ -160,6 +171,10 @@ export async function walkCorpus(rootReal: string, onFile?: (file: FileCandidate
           }
           if (!info?.isFile()) {
             skipped.push({ path: source, reason: 'not a regular file (device, socket or pipe)' });
+            continue;
+          }
+          if (isOneOf(info, excluded)) {
+            skipped.push({ path: source, reason: "the server's own secret (AUTH_TOKENS_FILE), never indexed" });
             continue;
           }
           found({ absolutePath: target, source, format, identity: { dev: info.dev, ino: info.ino }, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs });

@@ -12,6 +12,7 @@
 import { hash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { CodedError } from '../coded-error.js';
+import type { FileIdentity } from '../corpus/file-identity.js';
 import { readCandidateBytes } from '../corpus/read-document.js';
 import { walkCorpus } from '../corpus/walk-corpus.js';
 import type { FileCandidate, WalkResult } from '../corpus/walk-corpus.js';
@@ -157,9 +158,9 @@ export function contentDigest(bytes: Uint8Array): string {
  * when given, else returned); undefined when the root is missing or unreadable: the corpus loader
  * reports that, with the words an operator needs.
  */
-export async function walkForManifest(root: string, onFile?: (file: FileCandidate) => void): Promise<WalkResult | undefined> {
+export async function walkForManifest(root: string, onFile?: (file: FileCandidate) => void, excluded: readonly FileIdentity[] = []): Promise<WalkResult | undefined> {
   try {
-    return await walkCorpus(realpathSync(root), onFile);
+    return await walkCorpus(realpathSync(root), onFile, { excluded });
   } catch {
     return undefined;
   }
@@ -190,7 +191,7 @@ export async function manifestDifference(
   manifest: Manifest | StoredManifest,
   root: string,
   maxFileBytes: number,
-  { readTouched = true }: { readTouched?: boolean } = {},
+  { readTouched = true, excluded = [] }: { readTouched?: boolean; excluded?: readonly FileIdentity[] } = {},
 ): Promise<string | undefined> {
   const stored = manifest instanceof StoredManifest ? manifest : StoredManifest.of(manifest);
   const { sources, numbers } = stored;
@@ -218,7 +219,7 @@ export async function manifestDifference(
     const bytes = readCandidateBytes(candidate, maxFileBytes);
     const digest = typeof bytes === 'string' ? null : contentDigest(bytes);
     if (digest !== stored.entry(i)[5]) changed.push(candidate.source);
-  });
+  }, excluded);
   const removed = sources.filter((_, i) => seen[i] === 0);
   if (added.length + changed.length + removed.length === 0) {
     if (unread !== undefined) throw new UnreadFileError(unread);

@@ -2,6 +2,7 @@
 // index (produce-index.ts, index-child.ts, the index CLI) and the code that does the work (index-job.ts,
 // snapshot-check.ts).
 import type { CorpusWarning, SkippedFile } from '../corpus/document.js';
+import type { FileIdentity } from '../corpus/file-identity.js';
 import type { SearchIndexOptions } from '../search/search-index.js';
 import type { SnapshotRefusalReport } from './snapshot-file.js';
 import type { SnapshotInFile } from './snapshot-in-file.js';
@@ -16,6 +17,8 @@ export interface IndexJob {
   indexFile?: string;
   /** Largest file read, in bytes; default the corpus loader's. */
   maxFileBytes?: number;
+  /** Files never indexed, whatever path leads to them: the server's secrets (AUTH_TOKENS_FILE). Default none. */
+  excludedFiles?: FileIdentity[];
   /**
    * Set when the caller has already checked `indexFile` and refused it (see produce-index.ts): the
    * job builds and writes a fresh snapshot without reading the old one again.

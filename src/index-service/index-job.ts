@@ -34,13 +34,15 @@ export async function runIndexJob(job: IndexJob, { onProgress }: RunIndexJobOpti
 
   // One walk serves the manifest and the load, so the manifest lists exactly the files read.
   entered('walk');
-  const walked = await timed('walkMs', () => walkForManifest(job.corpusRoot));
+  const excluded = job.excludedFiles ?? [];
+  const walked = await timed('walkMs', () => walkForManifest(job.corpusRoot, undefined, excluded));
   const digests = new Map<string, string>();
   const onLoad = onProgress && (({ read, done, total }: LoadProgress) => onProgress({ phase: 'read', done, total, read }));
   const corpus = await timed('loadMs', () =>
     loadCorpus(job.corpusRoot, {
       maxFileBytes,
       ...(walked ? { walked } : {}),
+      excluded,
       onRead: (source, bytes) => digests.set(source, contentDigest(bytes)),
       ...(onLoad ? { onProgress: onLoad } : {}),
     }),

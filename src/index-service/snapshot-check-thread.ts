@@ -9,14 +9,16 @@
 import { closeSync, openSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { workerStarter } from '../entry-file.js';
+import { type FileIdentity, sameIdentities } from '../corpus/file-identity.js';
 import type { IndexJob } from './index-job-spec.js';
 import type { SnapshotCheck } from './snapshot-check.js';
 import type { SnapshotHeader } from '../search/index-snapshot.js';
 
-/** What a check thread walks and reads: the corpus folder and the snapshot file (absolute paths). */
+/** What a check thread walks and reads: the corpus folder and the snapshot file (absolute paths), and the files the walk skips. */
 export interface CheckTarget {
   corpusRoot: string;
   indexFile: string;
+  excludedFiles?: FileIdentity[];
 }
 
 /**
@@ -119,11 +121,11 @@ export function startCheckThread(target: CheckTarget): CheckThread {
 
 /** The paths a job with a snapshot file has, for comparing with a thread's. */
 export function checkTargetOf(job: IndexJob): CheckTarget {
-  return { corpusRoot: job.corpusRoot, indexFile: job.indexFile as string };
+  return { corpusRoot: job.corpusRoot, indexFile: job.indexFile as string, excludedFiles: job.excludedFiles ?? [] };
 }
 
 export function sameTarget(a: CheckTarget, b: CheckTarget): boolean {
-  return a.corpusRoot === b.corpusRoot && a.indexFile === b.indexFile;
+  return a.corpusRoot === b.corpusRoot && a.indexFile === b.indexFile && sameIdentities(a.excludedFiles, b.excludedFiles);
 }
 
 function openOrUndefined(path: string): number | undefined {

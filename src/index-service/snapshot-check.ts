@@ -10,6 +10,7 @@ import type { SearchIndexOptions } from '../search/search-index.js';
 import { decodeManifest, ManifestFormatError, manifestDifference, UnreadFileError } from './corpus-manifest.js';
 import type { CheckTarget } from './snapshot-check-thread.js';
 import type { StoredManifest } from './corpus-manifest.js';
+import type { FileIdentity } from '../corpus/file-identity.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../corpus/read-document.js';
 import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import { openSnapshotFile, readSnapshotFile, SnapshotRefusal } from './snapshot-file.js';
@@ -82,7 +83,7 @@ export async function checkSnapshotFromPaths(target: CheckTarget, job: Promise<I
       if (!(error instanceof SnapshotRefusal)) throw error;
       manifest = error; // told once the header is found to be this engine's: a foreign one says so first
     }
-    const compared = manifest instanceof SnapshotRefusal ? undefined : compareManifest(path, manifest, target.corpusRoot, Infinity, false, timings);
+    const compared = manifest instanceof SnapshotRefusal ? undefined : compareManifest(path, manifest, target.corpusRoot, Infinity, false, timings, target.excludedFiles);
     compared?.catch(() => undefined);
     let handedOver = false;
     try {
@@ -140,11 +141,19 @@ function parseManifest(path: string, section: Uint8Array | undefined, timings: R
 
 /** Refuses a snapshot whose manifest does not match the corpus as it is now. */
 async function checkManifest(job: IndexJob, path: string, manifest: StoredManifest, timings: Record<string, number>): Promise<void> {
-  await compareManifest(path, manifest, job.corpusRoot, maxFileBytesOf(job), true, timings);
+  await compareManifest(path, manifest, job.corpusRoot, maxFileBytesOf(job), true, timings, job.excludedFiles);
 }
 
-async function compareManifest(path: string, manifest: StoredManifest, corpusRoot: string, maxFileBytes: number, readTouched: boolean, timings: Record<string, number>): Promise<void> {
-  const difference = await timer(timings)('manifestMs', () => manifestDifference(manifest, corpusRoot, maxFileBytes, { readTouched }));
+async function compareManifest(
+  path: string,
+  manifest: StoredManifest,
+  corpusRoot: string,
+  maxFileBytes: number,
+  readTouched: boolean,
+  timings: Record<string, number>,
+  excluded: readonly FileIdentity[] = [],
+): Promise<void> {
+  const difference = await timer(timings)('manifestMs', () => manifestDifference(manifest, corpusRoot, maxFileBytes, { readTouched, excluded }));
   if (difference !== undefined) throw new SnapshotRefusal('corpus_changed', `the corpus changed since snapshot ${path} was written: ${difference}`);
 }
 
