@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createTools } from '../src/mcp/tools/create-tools.js';
+import { DEFAULT_TOOL_LIMITS } from '../src/mcp/tools/tool-limits.js';
 import { connectClient, startTestServer } from './support/test-server.js';
 import type { TestServer } from './support/test-server.js';
 import { LONG_DOC, SAMPLE_FILES, SAMPLE_SOURCES } from './support/sample-corpus.js';
@@ -75,6 +77,23 @@ describe('corpus-mcp over Streamable HTTP', () => {
       // Without an embeddings endpoint the default mode is keyword, and the description says matching is by words.
       expect(search.inputSchema.properties?.mode).toMatchObject({ default: 'keyword' });
       expect(search.description).toMatch(/Matching is by words/);
+    });
+
+    // Every session pays for this list in its context: a bound, and nothing a model needs cut from it.
+    it('is at most 8,000 characters of compact JSON, with every tool and every argument described', async () => {
+      const listed = await client.listTools();
+      expect(JSON.stringify(listed).length).toBeLessThanOrEqual(8000);
+      const withEmbeddings = { tools: createTools(DEFAULT_TOOL_LIMITS, { semanticSearch: true }).map((t) => t.listing) };
+      expect(JSON.stringify(withEmbeddings).length).toBeLessThanOrEqual(8000);
+      for (const { tools } of [listed, withEmbeddings]) {
+        for (const tool of tools) {
+          expect(tool.title, tool.name).toBeTruthy();
+          expect(tool.description!.length, tool.name).toBeGreaterThan(150);
+          const properties = Object.entries(tool.inputSchema.properties ?? {}) as Array<[string, { description?: string }]>;
+          expect(properties.length, tool.name).toBeGreaterThan(0);
+          for (const [name, property] of properties) expect(property.description?.length ?? 0, `${tool.name}.${name}`).toBeGreaterThan(15);
+        }
+      }
     });
   });
 

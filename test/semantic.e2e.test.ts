@@ -77,10 +77,11 @@ describe('semantic search over a real server with local embeddings and rerank en
     const { tools } = await client.listTools();
     await client.close();
     const search = tools.find((t) => t.name === 'search_documents')!;
-    const mode = (search.inputSchema.properties as Record<string, { default?: string; enum?: string[] }>).mode!;
+    const mode = (search.inputSchema.properties as Record<string, { default?: string; enum?: string[]; description?: string }>).mode!;
     expect(mode.default).toBe('hybrid');
     expect(mode.enum).toEqual(['hybrid', 'keyword', 'semantic']);
-    expect(search.description).toMatch(/"keyword" for exact names/);
+    expect(search.description).toMatch(/meaning \(embeddings\)/);
+    expect(mode.description).toMatch(/"keyword": words \(stemmed\), for exact names/);
     expect(tools.map((t) => t.name)).toContain('rerank_results');
   });
 

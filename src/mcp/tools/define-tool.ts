@@ -35,14 +35,32 @@ export interface DefinedTool {
   call(rawArguments: unknown, corpus: ServedCorpus, context?: ToolContext): Promise<Record<string, unknown>>;
 }
 
-const ANNOTATIONS = Object.freeze({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+// destructiveHint and idempotentHint are left out: the spec makes them meaningful only when readOnlyHint is false.
+const ANNOTATIONS = Object.freeze({ readOnlyHint: true, openWorldHint: false });
 
 /**
- * JSON Schema 2020-12, declared with `$schema`: the default dialect since MCP 2025-11-25 and what SDK
- * v2 emits, so both eras publish the very same schema.
+ * JSON Schema 2020-12, the default dialect since MCP 2025-11-25, so left undeclared: every session pays
+ * for tools/list in its context, and these are the bytes a model reads nothing in. For the same reason
+ * the safe-integer bounds zod puts on every `.int()` are dropped (a JSON integer is one anyway), and
+ * output schemas leave out bounds and `additionalProperties`: they name what the server writes, which
+ * nothing needs checked against limits.
  */
 function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): Tool['inputSchema'] {
-  return z.toJSONSchema(schema, { io, target: 'draft-2020-12' }) as Tool['inputSchema'];
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io, target: 'draft-2020-12' });
+  return compact(json, io) as Tool['inputSchema'];
+}
+
+function compact(node: unknown, io: 'input' | 'output'): unknown {
+  if (Array.isArray(node)) return node.map((item) => compact(item, io));
+  if (node === null || typeof node !== 'object') return node;
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
+    if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
+    if (io === 'output' && (key === 'additionalProperties' || key === 'minimum' || key === 'maximum')) continue;
+    kept[key] = compact(value, io);
+  }
+  return kept;
 }
 
 function describeValue(value: unknown): string {

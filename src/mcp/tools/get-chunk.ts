@@ -10,7 +10,7 @@ const input = z.strictObject({
     .string({ error: 'must be a string such as "guides/deploy.md#3"' })
     .min(1, { error: 'must not be empty' })
     .max(2000, { error: 'must be at most 2000 characters' })
-    .describe('A chunk id from search_documents or from prev_chunk_id/next_chunk_id, e.g. "guides/deploy.md#3".'),
+    .describe('From search_documents or prev_chunk_id/next_chunk_id, e.g. "guides/deploy.md#3".'),
 });
 
 const output = z.object({
@@ -18,13 +18,13 @@ const output = z.object({
   source: z.string(),
   title: z.string(),
   heading: z.string(),
-  text: z.string().describe('The passage, exactly the document text from start to end.'),
+  text: z.string(),
   start: z.number().int(),
   end: z.number().int(),
-  prev_chunk_id: z.string().nullable().describe('The passage before this one, or null at the start of the document.'),
-  next_chunk_id: z.string().nullable().describe('The passage after this one, or null at the end of the document.'),
-  page: z.number().int().min(1).optional().describe('The page, from 1, the passage begins on; present for paginated documents (PDF).'),
-  last_page: z.number().int().min(1).optional().describe('The page the passage ends on (page or later); cite pages page–last_page.'),
+  prev_chunk_id: z.string().nullable(),
+  next_chunk_id: z.string().nullable(),
+  page: z.number().int().min(1).optional().describe('First page (PDF).'),
+  last_page: z.number().int().min(1).optional().describe('Last page (PDF).'),
 });
 
 export type GetChunkOutput = z.output<typeof output>;
@@ -61,10 +61,9 @@ export const getChunk = defineTool({
   name: 'get_chunk',
   title: 'Read a passage',
   description:
-    'Returns one passage (chunk) of a document in full: its text, source, title, section heading, character ' +
-    'offsets start/end in the document, and the ids of the passages before and after it. Use it after ' +
-    'search_documents to read a result in full; follow prev_chunk_id / next_chunk_id for surrounding ' +
-    'context, or call get_document with the source and offset=start to read a longer stretch.',
+    'Returns one passage (chunk) in full, with its offsets in the document and, for PDFs, its pages; ' +
+    'prev_chunk_id / next_chunk_id lead to its neighbours. Use it to read a search_documents result; for a ' +
+    'longer stretch call get_document with the source and offset=start.',
   input,
   output,
   run({ chunk_id }, { index }): GetChunkOutput {

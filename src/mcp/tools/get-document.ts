@@ -15,33 +15,33 @@ const inputSchema = ({ maxDocumentChars }: ToolLimits) => {
       .string({ error: 'must be a string such as "guides/deploy.md"' })
       .min(1, { error: 'must not be empty' })
       .max(2000, { error: 'must be at most 2000 characters' })
-      .describe('The document path exactly as returned by search_documents or list_documents, e.g. "guides/deploy.md".'),
+      .describe('A source exactly as given by search_documents or list_documents, e.g. "guides/deploy.md".'),
     offset: z
       .number({ error: 'must be a whole number of characters, 0 or more' })
       .int({ error: 'must be a whole number of characters, 0 or more' })
       .min(0, { error: 'must be 0 or more' })
       .default(0)
-      .describe('Character offset to start reading from; use next_offset from the previous page, or start from a search result. Default 0.'),
+      .describe('Character offset to read from: a next_offset, or a result\'s start.'),
     max_chars: z
       .number({ error: `must be a whole number from 1 to ${maxDocumentChars}` })
       .int({ error: `must be a whole number from 1 to ${maxDocumentChars}` })
       .min(1, { error: 'must be at least 1' })
       .max(maxDocumentChars, { error: `must be at most ${maxDocumentChars}` })
       .default(defaultMaxChars)
-      .describe(`How many characters to return at most, 1–${maxDocumentChars}. Default ${defaultMaxChars}.`),
+      .describe('Characters to return at most.'),
   });
 };
 
 const output = z.object({
   source: z.string(),
   title: z.string(),
-  text: z.string().describe('The document text from offset, at most max_chars characters.'),
+  text: z.string(),
   offset: z.number().int(),
-  total_chars: z.number().int().describe('Length of the whole document in characters.'),
-  truncated: z.boolean().describe('True when the document continues after this page.'),
-  next_offset: z.number().int().nullable().describe('Pass as offset to read the next page; null at the end.'),
-  page: z.number().int().min(1).optional().describe('The page, from 1, that offset lies on; present for paginated documents (PDF).'),
-  last_page: z.number().int().min(1).optional().describe('The page, from 1, of the last character returned; present for paginated documents (PDF).'),
+  total_chars: z.number().int(),
+  truncated: z.boolean(),
+  next_offset: z.number().int().nullable(),
+  page: z.number().int().min(1).optional().describe('Page of offset (PDF).'),
+  last_page: z.number().int().min(1).optional().describe('Page of the last character (PDF).'),
 });
 
 export type GetDocumentOutput = z.output<typeof output>;
@@ -54,11 +54,9 @@ export const createGetDocument = (limits: ToolLimits): DefinedTool =>
     name: 'get_document',
     title: 'Read a document',
     description:
-      'Returns the text of one document, a page at a time: text from offset, at most max_chars characters ' +
-      `(default ${Math.min(MAX_CHARS_DEFAULT, limits.maxDocumentChars)}), with total_chars, truncated and next_offset. Use it when a passage from ` +
-      'search_documents or get_chunk is not enough and you need the surrounding document; pass a result\'s ' +
-      'start as offset to jump to it. If truncated is true, call again with offset=next_offset to continue. ' +
-      'Only documents in the index are served: source must be a path exactly as listed by list_documents.',
+      'Returns a document\'s text from offset, at most max_chars characters; while truncated, call again with ' +
+      'offset=next_offset. Use it when a passage is not enough (a result\'s start as offset jumps to it). ' +
+      'Serves only sources in the index, as list_documents names them.',
     input: inputSchema(limits),
     output,
     run({ source, offset, max_chars }, { index }): GetDocumentOutput {

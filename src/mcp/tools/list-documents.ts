@@ -17,31 +17,31 @@ const inputSchema = ({ maxPageSize }: ToolLimits) => {
     cursor: z
       .string({ error: 'must be the next_cursor string from a previous list_documents call' })
       .optional()
-      .describe('next_cursor from the previous page; omit for the first page.'),
+      .describe('next_cursor of the previous page; omit for the first.'),
     limit: z
       .number({ error: `must be a whole number from 1 to ${maxPageSize}` })
       .int({ error: `must be a whole number from 1 to ${maxPageSize}` })
       .min(1, { error: 'must be at least 1' })
       .max(maxPageSize, { error: `must be at most ${maxPageSize}` })
       .default(defaultLimit)
-      .describe(`Documents per page, 1–${maxPageSize}. Default ${defaultLimit}.`),
+      .describe('Documents per page.'),
   });
 };
 
 const output = z.object({
   documents: z.array(
     z.object({
-      source: z.string().describe('Pass to get_document, or use as a path_prefix.'),
+      source: z.string(),
       title: z.string(),
       bytes: z.number().int(),
-      chunks: z.number().int().describe('Number of passages the document is split into for search.'),
+      chunks: z.number().int().describe('Passages it is split into.'),
     }),
   ),
   skipped: z
     .array(z.object({ path: z.string(), reason: z.string() }))
-    .describe('Files in the corpus folder that were not indexed, and why (first page only).'),
-  total: z.number().int().describe('Documents matching path_prefix, across all pages.'),
-  next_cursor: z.string().nullable().describe('Pass as cursor to get the next page; null on the last page.'),
+    .describe('Files not indexed, and why (first page only).'),
+  total: z.number().int().describe('Documents matching path_prefix, all pages.'),
+  next_cursor: z.string().nullable(),
 });
 
 export type ListDocumentsOutput = z.output<typeof output>;
@@ -52,10 +52,8 @@ export const createListDocuments = (limits: ToolLimits): DefinedTool =>
     name: 'list_documents',
     title: 'List documents',
     description:
-      'Lists the documents in the corpus, sorted by source path: source, title, size in bytes and number of ' +
-      'passages, plus files that were skipped and why. Paginated: pass next_cursor as cursor for the next page. ' +
-      'Use it to see what the corpus covers, to find a document\'s exact source for get_document, or when ' +
-      'search_documents finds nothing. Narrow it with path_prefix, e.g. "guides/".',
+      'Lists the documents by source (title, bytes, passages) and the files skipped, with why; paginated by ' +
+      'cursor. Use it to see what the corpus covers, or to find a source for get_document.',
     input: inputSchema(limits),
     output,
     run({ path_prefix, cursor, limit }, { index, skipped, generation }): ListDocumentsOutput {

@@ -12,7 +12,7 @@ export function pathPrefixSchema(verb: string) {
     .string({ error: 'must be a string such as "guides/"' })
     .max(PATH_PREFIX_MAX_CHARS, { error: `must be at most ${PATH_PREFIX_MAX_CHARS} characters` })
     .optional()
-    .describe(`Only ${verb} documents whose source starts with this, e.g. "guides/". Omit to ${verb} everything.`);
+    .describe(`Only ${verb} documents whose source starts with this, e.g. "guides/".`);
 }
 
 /** The prefix as sources are written ("./guides/" → "guides/"); '' for none. */

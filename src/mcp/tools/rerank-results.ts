@@ -15,7 +15,7 @@ const inputSchema = ({ maxQueryChars }: ToolLimits) => z.strictObject({
     .trim()
     .min(1, { error: 'must contain at least one non-blank character' })
     .max(maxQueryChars, { error: `must be at most ${maxQueryChars} characters after trimming` })
-    .describe('The question or topic to order the passages by, e.g. "how are sessions expired".'),
+    .describe('The question to order the passages by, e.g. "how are sessions expired".'),
   chunk_ids: z
     .array(z.string({ error: 'each id must be a string such as "guides/deploy.md#3"' }).min(1, { error: 'ids must not be empty' }).max(2000), {
       error: 'must be an array of chunk ids',
@@ -23,7 +23,7 @@ const inputSchema = ({ maxQueryChars }: ToolLimits) => z.strictObject({
     .min(1, { error: 'must hold at least one chunk id' })
     .max(RERANK_MAX_IDS, { error: `must hold at most ${RERANK_MAX_IDS} chunk ids` })
     .refine((ids) => new Set(ids).size === ids.length, { error: 'must not repeat a chunk id' })
-    .describe(`1–${RERANK_MAX_IDS} distinct chunk ids from search_documents (possibly from several searches), e.g. ["guides/deploy.md#3"].`),
+    .describe(`1–${RERANK_MAX_IDS} distinct chunk ids from search_documents, e.g. ["guides/deploy.md#3"].`),
 });
 
 const result = z.object({
@@ -31,8 +31,8 @@ const result = z.object({
   source: z.string(),
   title: z.string(),
   heading: z.string(),
-  score: z.number().describe('Relevance to the query under `method`; only meaningful against the other results of this call.'),
-  snippet: z.string().describe('A short excerpt around the query words.'),
+  score: z.number().describe('Compare within this call only.'),
+  snippet: z.string(),
   start: z.number().int(),
   end: z.number().int(),
 });
@@ -41,9 +41,9 @@ const output = z.object({
   query: z.string(),
   method: z
     .enum(['rerank_model', 'keyword', 'keyword+semantic'])
-    .describe('How the order was decided: the configured rerank model, BM25 over these passages, or BM25 fused with embedding similarity.'),
-  results: z.array(result).describe('Every given chunk, best first.'),
-  note: z.string().optional().describe('Present when the rerank model or embeddings were unavailable and a fallback was used.'),
+    .describe('What ordered them: the rerank model, BM25, or BM25 fused with embeddings.'),
+  results: z.array(result),
+  note: z.string().optional(),
 });
 
 export type RerankResultsOutput = z.output<typeof output>;
@@ -53,11 +53,9 @@ export const createRerankResults = (limits: ToolLimits): DefinedTool => defineTo
   name: 'rerank_results',
   title: 'Rerank passages',
   description:
-    `Orders up to ${RERANK_MAX_IDS} passages (chunk ids from search_documents) by how well they answer one query, best first. ` +
-    'Use it after several searches (different wordings or modes) to pick the passages to read in full: it compares ' +
-    'each passage with the query directly, with a rerank model when the server has one, else by word matching ' +
-    '(BM25) and, when embeddings are configured, meaning. It returns exactly the given chunks, reordered, with snippets; ' +
-    'read the best with get_chunk.',
+    `Orders up to ${RERANK_MAX_IDS} chunk ids from search_documents (e.g. gathered over several searches) by how well ` +
+    'each answers one query, best first: by a rerank model when the server has one, else by words and, with ' +
+    'embeddings, meaning. Returns exactly the given chunks with snippets; read the best with get_chunk.',
   input: inputSchema(limits),
   output,
   async run({ query, chunk_ids }, { index }, { semantic, onFallback }): Promise<RerankResultsOutput> {

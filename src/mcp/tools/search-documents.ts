@@ -10,10 +10,8 @@ import { roundScore } from './score.js';
 export const SEARCH_TOP_K_DEFAULT = 5;
 
 const MODE_HELP =
-  'How to match: "keyword" matches words (stemmed, case-insensitive): best for exact names, identifiers, ' +
-  'error messages and rare terms. "semantic" matches meaning through embeddings: finds paraphrases and ' +
-  'synonyms ("car" for "automobile") and answers to questions worded unlike the text, but can miss an ' +
-  'exact rare term. "hybrid" fuses both rankings and is the best general choice.';
+  '"keyword": words (stemmed), for exact names, identifiers, error messages. "semantic": meaning (embeddings), ' +
+  'finds paraphrases, may miss a rare exact term.';
 
 const inputSchema = ({ maxQueryChars, maxTopK }: ToolLimits, semantic: boolean) => {
   const defaultTopK = Math.min(SEARCH_TOP_K_DEFAULT, maxTopK);
@@ -26,8 +24,8 @@ const inputSchema = ({ maxQueryChars, maxTopK }: ToolLimits, semantic: boolean) 
       .max(maxQueryChars, { error: `must be at most ${maxQueryChars} characters after trimming` })
       .describe(
         semantic
-          ? `What to look for: keywords, or a question in plain words, e.g. "how do I configure the session timeout". 1–${maxQueryChars} characters.`
-          : `Words to look for, e.g. "configure session timeout". Plain keywords work best; 1–${maxQueryChars} characters.`,
+          ? 'Keywords, or a question in plain words, e.g. "how do I configure the session timeout".'
+          : 'Words to look for, e.g. "configure session timeout". Plain keywords work best.',
       ),
     top_k: z
       .number({ error: `must be a whole number from 1 to ${maxTopK}` })
@@ -35,40 +33,38 @@ const inputSchema = ({ maxQueryChars, maxTopK }: ToolLimits, semantic: boolean) 
       .min(1, { error: `must be at least 1` })
       .max(maxTopK, { error: `must be at most ${maxTopK}` })
       .default(defaultTopK)
-      .describe(`How many results to return, 1–${maxTopK}. Default ${defaultTopK}.`),
+      .describe('How many results to return.'),
     path_prefix: pathPrefixSchema('search'),
     mode: z
       .enum(SEARCH_MODES as [SearchMode, ...SearchMode[]], { error: `must be one of ${SEARCH_MODES.map((m) => `"${m}"`).join(', ')}` })
       .default(defaultMode)
       .describe(
         semantic
-          ? `${MODE_HELP} Default "hybrid".`
-          : `${MODE_HELP} This server has no embeddings endpoint configured, so every mode answers by keywords. Default "keyword".`,
+          ? `${MODE_HELP} "hybrid" (default): both fused, the best general choice.`
+          : '"keyword" matches words (stemmed). "semantic" (meaning) and "hybrid" (both) need embeddings, which this server lacks: they answer by keywords.',
       ),
   });
 };
 
 const hit = z.object({
-  chunk_id: z.string().describe('Pass to get_chunk to read the whole passage, or to rerank_results.'),
-  source: z.string().describe('Document path relative to the corpus root; pass to get_document.'),
+  chunk_id: z.string(),
+  source: z.string(),
   title: z.string(),
-  heading: z.string().describe('The section heading the passage sits under ("" if none).'),
-  score: z
-    .number()
-    .describe('Relevance: BM25 (keyword), cosine similarity (semantic) or reciprocal-rank-fusion score (hybrid); only meaningful against other results of the same query.'),
-  found_by: z.array(z.enum(['keyword', 'semantic'])).describe('Which rankings found this passage: "keyword", "semantic", or both.'),
-  snippet: z.string().describe('A short excerpt around the matching words.'),
-  start: z.number().int().describe('Character offset of the passage in the document (get_document offset).'),
+  heading: z.string(),
+  score: z.number().describe('Compare within one query only.'),
+  found_by: z.array(z.enum(['keyword', 'semantic'])),
+  snippet: z.string(),
+  start: z.number().int(),
   end: z.number().int(),
-  page: z.number().int().min(1).optional().describe('The page, from 1, the passage begins on; present for paginated documents (PDF).'),
-  last_page: z.number().int().min(1).optional().describe('The page the passage ends on (page or later); cite pages page–last_page.'),
+  page: z.number().int().min(1).optional().describe('First page (PDF).'),
+  last_page: z.number().int().min(1).optional().describe('Last page (PDF).'),
 });
 
 const output = z.object({
   query: z.string(),
-  mode: z.enum(['hybrid', 'keyword', 'semantic']).describe('The mode the results were ranked by; "keyword" when semantic search was unavailable.'),
+  mode: z.enum(['hybrid', 'keyword', 'semantic']).describe('"keyword" when semantic search was unavailable.'),
   results: z.array(hit),
-  note: z.string().optional().describe('Present when there is something to know about the results, e.g. nothing matched, or semantic search was unavailable.'),
+  note: z.string().optional(),
 });
 
 export type SearchDocumentsOutput = z.output<typeof output>;
@@ -106,17 +102,14 @@ export const createSearchDocuments = (limits: ToolLimits, semantic = false): Def
     title: 'Search documents',
     description:
       (semantic
-        ? 'Search over the document corpus by words (BM25), by meaning (embeddings), or both fused (hybrid, the default). '
-        : 'Full-text (BM25) search over the document corpus. ') +
-      'Returns the best-matching passages, each with a chunk_id, its document source and title, the section heading, ' +
-      'a relevance score, which rankings found it, a short snippet and its character offsets. Use it first to find where a ' +
-      'topic is covered. Then call get_chunk with a chunk_id to read the whole passage, or get_document with the ' +
-      'source (and start as offset) to read on; rerank_results reorders a set of chunk_ids you collected for one question. ' +
+        ? 'Searches the corpus by words (BM25), meaning (embeddings) or both fused (hybrid, the default). '
+        : 'Full-text (BM25) search of the corpus. ') +
+      'Returns the best-matching passages. Then read one with get_chunk, read on with get_document (source, ' +
+      'offset=start), or order the chunk_ids gathered for one question with rerank_results. ' +
       (semantic
-        ? 'Use mode "keyword" for exact names, identifiers and error messages, "semantic" when the documents may word ' +
-          'things differently from the question. If nothing relevant comes back, rephrase, or call list_documents.'
+        ? 'If nothing relevant comes back, rephrase, change mode, or call list_documents.'
         : 'Matching is by words (stemmed, case-insensitive), not meaning: if nothing matches, try synonyms or ' +
-          'fewer words, or call list_documents to see what the corpus contains.'),
+          'fewer words, or call list_documents.'),
     input: inputSchema(limits, semantic),
     output,
     async run({ query, top_k, path_prefix, mode }, corpus, context): Promise<SearchDocumentsOutput> {
