@@ -10,6 +10,7 @@ import { consentPage, errorPage } from './consent-page.js';
 import { deniedPage, upstreamFailedPage } from './error-pages.js';
 import type { ReturnToApp } from './error-pages.js';
 import { deriveKeys } from './keys.js';
+import { METADATA_FETCHES_PER_MINUTE, metadataFetchBudget } from './metadata-fetch.js';
 import { checkMaxPending, MAX_PENDING_SIGN_INS, PENDING_SIGN_IN_TTL_SECONDS, putPending } from './pending-records.js';
 import { UPSTREAM_CALLBACK_PATH } from './protocol.js';
 import type { SignInEvent } from './protocol.js';
@@ -43,10 +44,13 @@ export interface AuthorizationServerOptions {
   /** Counts sign-ins, denials and revocations. Must not throw. */
   onEvent?: (event: AuthorizationServerEvent) => void;
   /**
-   * Fetch for client ID metadata documents. oidc-provider wraps it with its SSRF guard (no private or
-   * loopback addresses), a 2.5 s timeout and a 5 KiB body cap; tests inject one that serves the document.
+   * Fetch for client ID metadata documents, with oidc-provider's 2.5 s timeout and 5 KiB body cap.
+   * Default `createMetadataFetch()` (metadata-fetch.ts): no connection to a loopback, private,
+   * link-local or unique-local address. Tests inject one that serves the document without a network.
    */
   fetch?: (url: URL | string, init?: RequestInit) => Promise<Response>;
+  /** Metadata documents fetched (not cached) per minute, per process. Default METADATA_FETCHES_PER_MINUTE; tests lower it. */
+  metadataFetchesPerMinute?: number;
   /** How many records of each kind a sign-in in progress leaves are kept (pending-records.ts). Default MAX_PENDING_SIGN_INS; tests lower it. */
   maxPendingSignIns?: number;
 }
@@ -99,6 +103,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const {
     issuer, resource, secret, store, upstream, accounts, accessTokenTtlSeconds, refreshTokenTtlSeconds,
     refreshGraceMs, logger = silentLogger, onEvent = () => {}, fetch: fetchImpl, maxPendingSignIns = MAX_PENDING_SIGN_INS,
+    metadataFetchesPerMinute = METADATA_FETCHES_PER_MINUTE,
   } = options;
   checkMaxPending('createAuthorizationServer', maxPendingSignIns);
   const keys = deriveKeys(secret);
@@ -109,6 +114,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
 
   const configuration = providerConfiguration({
     resource, keys, store, accounts, accessTokenTtlSeconds, refreshTokenTtlSeconds, refreshGraceMs, serverName, logger, onEvent, fetch: fetchImpl, maxPendingSignIns,
+    metadataFetches: metadataFetchBudget(metadataFetchesPerMinute),
   });
 
   const provider = new Provider(issuer, configuration);

@@ -14,6 +14,7 @@ import { checkClientMetadataLimits } from './client-metadata-limits.js';
 import { PAGE_HEADERS } from './consent-page.js';
 import { providerErrorPage } from './error-pages.js';
 import type { DerivedKeys } from './keys.js';
+import { createMetadataFetch } from './metadata-fetch.js';
 import { PENDING_SIGN_IN_TTL_SECONDS } from './pending-records.js';
 import { RESOURCE_SCOPE } from './protocol.js';
 import type { SignInEvent } from './protocol.js';
@@ -85,8 +86,10 @@ export interface ProviderConfigurationOptions {
   logger: Logger;
   /** Hears of denials. Must not throw. */
   onEvent: (event: SignInEvent) => void;
-  /** Fetch for client ID metadata documents (see AuthorizationServerOptions). */
+  /** Fetch for client ID metadata documents (see AuthorizationServerOptions). Default `createMetadataFetch()`. */
   fetch?: ((url: URL | string, init?: RequestInit) => Promise<Response>) | undefined;
+  /** How many metadata documents may still be fetched (metadata-fetch.ts). */
+  metadataFetches: { take(): boolean };
   /** Records of each kind a sign-in in progress leaves that are kept (pending-records.ts). */
   maxPendingSignIns: number;
 }
@@ -94,6 +97,7 @@ export interface ProviderConfigurationOptions {
 export function providerConfiguration(options: ProviderConfigurationOptions): Configuration {
   const {
     resource, keys, store, accounts, accessTokenTtlSeconds, refreshTokenTtlSeconds, refreshGraceMs, serverName, logger, onEvent, fetch: fetchImpl, maxPendingSignIns,
+    metadataFetches,
   } = options;
   return {
     adapter: createStoreAdapter(store, { unusedClientTtlSeconds: UNUSED_CLIENT_TTL_SECONDS, maxUnusedClients: MAX_UNUSED_CLIENTS, maxPendingSignIns, refreshGraceMs }),
@@ -171,7 +175,17 @@ export function providerConfiguration(options: ProviderConfigurationOptions): Co
       // Pushed authorization requests (RFC 9126) are not served (no /request route): not advertised either.
       pushedAuthorizationRequests: { enabled: false },
       userinfo: { enabled: false },
-      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
+      clientIdMetadataDocument: {
+        enabled: true,
+        ack: 'draft-02',
+        // Asked before each fetch (a cached document is not fetched): anyone can name a URL, so the
+        // server fetches at most so many a minute. invalid_client, as for any document that cannot be had.
+        allowFetch() {
+          if (metadataFetches.take()) return true;
+          logger.warn({}, 'client ID metadata document not fetched: too many fetched in the last minute');
+          throw new errors.InvalidClient('client_id metadata document not fetched: this server fetches only so many a minute; try again shortly');
+        },
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => resource,
@@ -209,6 +223,6 @@ export function providerConfiguration(options: ProviderConfigurationOptions): Co
       ctx.set({ ...PAGE_HEADERS });
       ctx.body = providerErrorPage(out, serverName);
     },
-    ...(fetchImpl ? { fetch: fetchImpl as Configuration['fetch'] } : {}),
+    fetch: (fetchImpl ?? createMetadataFetch()) as Configuration['fetch'],
   };
 }
