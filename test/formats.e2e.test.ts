@@ -69,6 +69,16 @@ async function ok<T = Record<string, unknown>>(client: Client, name: string, arg
 }
 
 describe('documents beyond Markdown, end to end', () => {
+  it('says in /readyz as many skipped files as list_documents names, and the entries that are not documents apart', async () => {
+    const ready = (await (await fetch(`${server.url}/readyz`)).json()) as { skipped: number; not_documents: number };
+    const list = await ok<{ skipped: Array<{ path: string }> }>(client, 'list_documents', {});
+    expect(list.skipped.length).toBeGreaterThan(0);
+    expect(ready.skipped).toBe(list.skipped.length);
+    expect(list.skipped.map((s) => s.path)).not.toContain('logo.png');
+    expect(ready.not_documents).toBe(2);
+  });
+
+
   let server: TestServer;
   let client: Client;
 
@@ -90,6 +100,9 @@ describe('documents beyond Markdown, end to end', () => {
         'hostile/scanned.pdf': Buffer.from(await makeScannedPdf()),
         'crew.docx': Buffer.from(await makeCrewManualDocx()),
         'hostile/bomb.docx': Buffer.from(await makeDocxZipBomb()),
+        // Not documents: skipped, and named to the operator only.
+        'logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47]),
+        '.env': 'SECRET=1\n',
       },
     });
     ({ client } = await connectClient(server.mcpUrl));
@@ -134,6 +147,17 @@ describe('documents beyond Markdown, end to end', () => {
         expect(await search(word)).toEqual([]);
       },
     );
+
+    it('gives each resource the size of the text resources/read serves, not of the file', async () => {
+      const { resources } = await client.listResources();
+      for (const source of ['harbour.html', 'handbook.pdf', 'crew.docx', 'guide-lf.md']) {
+        const resource = resources.find((r) => r.name === source)!;
+        const [content] = (await client.readResource({ uri: resource.uri })).contents as Array<{ text: string }>;
+        expect(resource.size, source).toBe(Buffer.byteLength(content!.text));
+      }
+      const listed = await ok<{ documents: Array<{ source: string; bytes: number }> }>(client, 'list_documents', {});
+      expect(resources.find((r) => r.name === 'harbour.html')!.size).toBeLessThan(listed.documents.find((d) => d.source === 'harbour.html')!.bytes);
+    });
 
     it('serves the extracted text, not the markup, as the resource', async () => {
       const read = await client.readResource({ uri: 'corpus:///harbour.html' });

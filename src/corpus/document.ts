@@ -87,6 +87,17 @@ export interface SkippedFile {
   operatorOnly?: boolean;
 }
 
+/**
+ * What a count of skipped entries means wherever one is shown (/readyz, the ready log): `skipped`,
+ * files that were not indexed though they could be documents, the ones list_documents names; and
+ * `notDocuments`, entries of the folder that are not documents, named in the operator's log only.
+ */
+export function skippedCounts(skipped: readonly SkippedFile[]): { skipped: number; notDocuments: number } {
+  let notDocuments = 0;
+  for (const entry of skipped) if (entry.operatorOnly === true) notDocuments += 1;
+  return { skipped: skipped.length - notDocuments, notDocuments };
+}
+
 /** Something about an indexed document worth telling the operator (the document is still served). */
 export interface CorpusWarning {
   /** The document's `source`. */

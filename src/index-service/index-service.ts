@@ -4,6 +4,7 @@
 // the main thread in short steps, and swaps it into the holder in one assignment. Tool calls read the
 // holder once per call, so a call that started on generation n finishes on it. A reload that fails
 // leaves the serving index alone and is reported in `status`.
+import { skippedCounts } from '../corpus/document.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import { decodeIndexSnapshotSteps } from '../search/index-snapshot.js';
@@ -194,8 +195,9 @@ export class IndexService {
         ...(result.refused ? { reason: result.refused.reason, snapshotRefused: result.refused.code } : {}),
         generation,
       };
+      const counts = skippedCounts(meta.skipped);
       this.#logger.info(
-        { trigger, generation, origin: result.origin, seconds: round(record.seconds), ...index.stats, skipped: meta.skipped.length, timings_ms: timings },
+        { trigger, generation, origin: result.origin, seconds: round(record.seconds), ...index.stats, skipped: counts.skipped, not_documents: counts.notDocuments, timings_ms: timings },
         trigger === 'boot' ? 'index built; ready' : 'index reloaded',
       );
     } catch (error) {

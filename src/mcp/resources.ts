@@ -52,7 +52,8 @@ export function listResources({ index, generation }: ServedCorpus, cursor: strin
       name: d.source,
       title: d.title,
       mimeType: mimeTypeOf(d.format),
-      size: d.bytes,
+      // The text resources/read serves (whole; a read past MAX_DOCUMENT_CHARS is cut), not the file.
+      size: d.textBytes,
     })),
     ...(next < all.length ? { nextCursor: encodeCursor(next, scope) } : {}),
   };

@@ -11,6 +11,8 @@ export interface DocumentTable {
   get(d: number): Document;
   /** The source of document `d`, without reading the rest of it. */
   source(d: number): string;
+  /** The length of document `d`'s text in UTF-8 bytes, without decoding it. */
+  textBytes(d: number): number;
 }
 
 /** Documents already in memory, e.g. those a build read. */
@@ -27,6 +29,10 @@ export class DocumentArray implements DocumentTable {
 
   source(d: number): string {
     return (this.documents[d] as Document).source;
+  }
+
+  textBytes(d: number): number {
+    return Buffer.byteLength((this.documents[d] as Document).text);
   }
 }
 
@@ -64,7 +70,9 @@ export class DocumentBytes implements DocumentTable {
   readonly #decoder = new TextDecoder();
   readonly #recent = new Map<number, Document>();
 
-  constructor(records: RangeTable, sources: ByteTable, text: (d: number) => string) {
+  readonly #textBytes: (d: number) => number;
+
+  constructor(records: RangeTable, sources: ByteTable, text: (d: number) => string, textBytes: (d: number) => number) {
     this.length = records.offsets.length - 1;
     if (this.length < 0 || sources.offsets.length !== records.offsets.length) throw new RangeError('document records and sources do not line up');
     if (records.offsets[this.length] !== records.length || sources.offsets[this.length] !== sources.blob.length) {
@@ -73,6 +81,11 @@ export class DocumentBytes implements DocumentTable {
     this.#records = records;
     this.#sources = sources;
     this.#text = text;
+    this.#textBytes = textBytes;
+  }
+
+  textBytes(d: number): number {
+    return this.#textBytes(d);
   }
 
   source(d: number): string {

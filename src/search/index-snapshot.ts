@@ -202,6 +202,7 @@ export function* decodeIndexSnapshotSteps(input: Uint8Array | SnapshotSource, ti
       { ...ranges('documentRecords'), offsets: array('documentRecordOffsets', 'f64') },
       { blob: array('sources', 'u8'), offsets: array('sourceOffsets', 'f64') },
       (d) => texts.text(d),
+      (d) => (textOffsets[d + 1] as number) - (textOffsets[d] as number),
     );
   } catch (error) {
     if (error instanceof SnapshotError) throw error;

@@ -44,7 +44,10 @@ export interface DocumentInfo {
   source: string;
   format: DocumentFormat;
   title: string;
+  /** The file's size on disk. */
   bytes: number;
+  /** The size of the text served for it (the extracted text of HTML, PDF, DOCX), in UTF-8 bytes. */
+  textBytes: number;
   chunks: number;
 }
 
@@ -324,7 +327,8 @@ export class SearchIndex {
     this.#list ??= Object.freeze(
       Array.from({ length: this.#documents.length }, (_, d) => {
         const { source, format, title, bytes } = this.#documents.get(d);
-        return Object.freeze({ source, format, title, bytes, chunks: (this.#firstChunk[d + 1] as number) - (this.#firstChunk[d] as number) });
+        const chunks = (this.#firstChunk[d + 1] as number) - (this.#firstChunk[d] as number);
+        return Object.freeze({ source, format, title, bytes, textBytes: this.#documents.textBytes(d), chunks });
       }),
     );
     return this.#list;

@@ -2,6 +2,7 @@
 // otherwise); /readyz says it can answer tool calls, i.e. the index is built (a load balancer sends
 // traffic only then).
 import { Hono } from 'hono';
+import { skippedCounts } from '../../corpus/document.js';
 import { progressUnit } from '../../index-service/build-progress.js';
 import type { BuildProgress } from '../../index-service/build-progress.js';
 import type { IndexStatus } from '../../index-service/index-service.js';
@@ -33,7 +34,8 @@ export function healthRoutes({ holder, notReadyReason, semantic, indexStatus }: 
     if (!served) return c.json({ status: 'starting', reason: 'the index is being built', ...buildField(indexStatus?.().progress) }, 503);
     const { documents, chunks } = served.index.stats;
     // A failed reload leaves the previous index serving: still ready (200), with the failure shown.
-    const body = { status: 'ready', documents, chunks, skipped: served.skipped.length, generation: served.generation, ...reloadFields(indexStatus?.()) };
+    const { skipped, notDocuments } = skippedCounts(served.skipped);
+    const body = { status: 'ready', documents, chunks, skipped, not_documents: notDocuments, generation: served.generation, ...reloadFields(indexStatus?.()) };
     const state = semantic?.state;
     if (state === undefined || state.state === 'off') return c.json(body);
     if (state.state === 'degraded') {

@@ -39,7 +39,7 @@ const output = z.object({
   ),
   skipped: z
     .array(z.object({ path: z.string(), reason: z.string() }))
-    .describe('Files not indexed, and why (first page only).'),
+    .describe(`Files not indexed, and why (first page, at most ${SKIPPED_SHOWN_MAX}).`),
   total: z.number().int().describe('Documents matching path_prefix, all pages.'),
   next_cursor: z.string().nullable(),
 });
