@@ -271,15 +271,28 @@ describe('configured from the environment', () => {
     }
   });
 
-  it('warns at boot when SESSION_SECRET is not set, and not when it is', async () => {
-    const without = await startProtectedServer({ AUTH_TOKENS: TOKEN_A });
-    const withSecret = await startProtectedServer({ AUTH_TOKENS: TOKEN_A, SESSION_SECRET: SECRET });
+  it.each([
+    ['a HOST other machines reach', { HOST: '0.0.0.0', PUBLIC_URL: 'https://docs.example.com' }, 'HOST=0.0.0.0 is not loopback'],
+    ['DATABASE_URL', { DATABASE_URL: 'postgres://corpus@127.0.0.1:5432/corpus' }, 'DATABASE_URL is set'],
+  ])('warns at boot when SESSION_SECRET is not set with %s, and not when it is', async (_name, env, why) => {
+    const without = await startProtectedServer({ AUTH_TOKENS: TOKEN_A, ...env });
+    const withSecret = await startProtectedServer({ AUTH_TOKENS: TOKEN_A, SESSION_SECRET: SECRET, ...env });
     try {
-      expect(without.rawLog()).toContain('SESSION_SECRET is not set');
+      expect(without.rawLog()).toContain(`SESSION_SECRET is not set and ${why}`);
       expect(withSecret.rawLog()).not.toContain('SESSION_SECRET is not set');
       expect(withSecret.rawLog()).not.toContain(SECRET);
     } finally {
       await Promise.all([without.close(), withSecret.close()]);
+    }
+  });
+
+  it('does not warn about SESSION_SECRET for one process on loopback without DATABASE_URL', async () => {
+    const local = await startProtectedServer({ AUTH_TOKENS: TOKEN_A });
+    try {
+      expect(local.config.host).toBe('127.0.0.1');
+      expect(local.rawLog()).not.toContain('SESSION_SECRET');
+    } finally {
+      await local.close();
     }
   });
 });

@@ -95,7 +95,7 @@ export const SERVER_VARIABLES = {
   SESSION_MAX_AGE: variable('Sessions', integer(60, 30 * DAY, DAY), 'A session\'s whole life in seconds from its `initialize`; then it answers 404 and the client initialises again.'),
   SESSION_SECRET: variable('Sessions', secret(),
     `At least ${MIN_SESSION_SECRET_CHARS} characters. Session ids are encrypted tokens under a key derived from it, so every process holding the same secret serves every session (restarts, deploys, replicas). ` +
-      'Unset, a random secret is made at boot with a warning, and sessions end with the process. Generate one with `openssl rand -hex 32`.',
+      'Unset, a random secret is made at boot and sessions end with the process (a warning says so off loopback or with DATABASE_URL). Generate one with `openssl rand -hex 32`.',
     { shownDefault: 'random per process' }),
   DATABASE_URL: variable('Sessions', secret(),
     'A `postgres://` or `postgresql://` URL of a PostgreSQL every replica reaches. Session revocations (and, with `LOGIN_PROVIDER`, the sign-in records) live there, so a DELETE on one replica ends the session on all; ' +

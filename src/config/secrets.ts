@@ -1,6 +1,8 @@
 // SESSION_SECRET and DATABASE_URL: secrets (a database URL may hold a password), checked by hand so
 // that no message ever quotes them.
+import type { Config } from './config.js';
 import type { Env } from './env-kinds.js';
+import { isLoopbackHost } from './loopback-host.js';
 import { MIN_SESSION_SECRET_CHARS } from './schema.js';
 
 export function sessionSecretProblems(secret: string | undefined): string[] {
@@ -8,6 +10,22 @@ export function sessionSecretProblems(secret: string | undefined): string[] {
   return [
     `SESSION_SECRET: is ${secret.length} characters, must be at least ${MIN_SESSION_SECRET_CHARS} (e.g. SESSION_SECRET=$(openssl rand -hex 32)); every replica needs the same one`,
   ];
+}
+
+/**
+ * The boot's warning that sessions end with this process, where it matters: with DATABASE_URL (a store
+ * replicas share) or a HOST reachable from other machines (a deployment, likely behind a load
+ * balancer), a session must survive a restart and be served by every replica. One process on
+ * loopback is left in peace. Undefined when there is nothing to say.
+ */
+export function sessionSecretWarning({ host, databaseUrl, sessions }: Pick<Config, 'host' | 'databaseUrl' | 'sessions'>): string | undefined {
+  if (!sessions.enabled || sessions.secret !== undefined) return undefined;
+  const where = databaseUrl !== undefined ? 'DATABASE_URL is set' : !isLoopbackHost(host) ? `HOST=${host} is not loopback` : undefined;
+  if (where === undefined) return undefined;
+  return (
+    `SESSION_SECRET is not set and ${where}: session ids use a random secret of this process, so sessions end with it and ` +
+    'no other replica can serve them; set the same SESSION_SECRET on every replica'
+  );
 }
 
 /** DATABASE_URL, the one place it is read: for loadConfig, and alone for the operator tool (with it, the sign-in records live in PostgreSQL). */

@@ -12,6 +12,7 @@ import type { Hono } from 'hono';
 import type { createSignIn, SignInOptions } from '../auth/server/sign-in.js';
 import { isLoopbackHost } from '../config/loopback-host.js';
 import type { Config } from '../config/config.js';
+import { sessionSecretWarning } from '../config/secrets.js';
 import type { Store } from '../store/store.js';
 import type { AppLogger } from '../logger.js';
 import type { IndexHolder } from '../mcp/index-holder.js';
@@ -131,12 +132,8 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     publicMetrics: config.metricsPort === undefined && (isLoopbackHost(config.host) || config.auth.metricsToken !== undefined),
     ...(authentication.metricsGuard ? { metricsGuard: authentication.metricsGuard } : {}),
   });
-  if (config.sessions.enabled && config.sessions.secret === undefined) {
-    logger.warn(
-      {},
-      'SESSION_SECRET is not set: session ids use a random secret of this process, so sessions end with it and no other replica can serve them; set the same SESSION_SECRET on every replica',
-    );
-  }
+  const secretWarning = sessionSecretWarning(config);
+  if (secretWarning !== undefined) logger.warn({}, secretWarning);
   const mcp = createMcpEndpoint({
     holder,
     authenticated: authentication.required,
