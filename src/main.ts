@@ -4,13 +4,14 @@
 // reload it on SIGHUP and, with CORPUS_WATCH, on file changes, and close cleanly on SIGTERM/SIGINT.
 // The only file that touches the console.
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import type { ServerType } from '@hono/node-server';
 import pkg from '../package.json' with { type: 'json' };
 import { snapshotPathsFromEnvironment } from './config/early-paths.js';
 import type { Config } from './config/config.js';
-import type { AssembleOptions } from './http/assemble.js';
+import type { AssembledServer, AssembleOptions } from './http/assemble.js';
 import { fileIdentities } from './corpus/file-identity.js';
 import { startCheckThread } from './index-service/snapshot-check-thread.js';
 import { realPath } from './real-path.js';
@@ -137,6 +138,27 @@ async function main(): Promise<void> {
     }, 600_000);
     sweep.unref();
   }
+  // The listener is bound before the app is assembled: with PORT=0 the system picks the port, and
+  // every URL the server derives from its own address (PUBLIC_URL's default, hence the OAuth issuer
+  // and resource, the landing page, the /mcp page, the server card) must name the bound one. A
+  // request arriving meanwhile waits the moment the assembly takes.
+  const serverOptions = httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs });
+  const assembledFetch: { fetch?: AssembledServer['app']['fetch'] } = {};
+  let appReady = (): void => undefined;
+  const assembledApp = new Promise<void>((resolve) => (appReady = resolve));
+  const server: ServerType = serve({
+    fetch: (request, env) => assembledFetch.fetch?.(request, env) ?? assembledApp.then(() => assembledFetch.fetch!(request, env)),
+    hostname: config.host,
+    port: config.port,
+    serverOptions,
+  });
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    console.error(`corpus-mcp: cannot listen on ${config.host}:${config.port}: ${error.message}`);
+    process.exit(1);
+  });
+  const bound = await new Promise<AddressInfo>((resolve) => server.once('listening', () => resolve(server.address() as AddressInfo)));
+  if (config.port === 0) config = loadConfig(undefined, { cpus: availableCpus(), realPath, boundPort: bound.port });
+
   if (sharedStore) logger.info({}, 'shared store on PostgreSQL: session revocations and sign-in records reach every replica');
   if (config.auth.login !== undefined) {
     logger.info(
@@ -175,6 +197,8 @@ async function main(): Promise<void> {
     throw error;
   }
   const { app, authentication, attach, ops } = assembled;
+  assembledFetch.fetch = app.fetch;
+  appReady();
   // The chunk vectors are cached beside the index snapshot: a restart embeds only new or changed chunks.
   const vectorsFile = indexFile !== undefined && config.semantic.embeddings !== undefined ? vectorCachePath(indexFile) : undefined;
   if (vectorsFile !== undefined) {
@@ -197,30 +221,24 @@ async function main(): Promise<void> {
     authentication.required ? 'authentication on' : 'authentication off: anyone who can reach this address can read the documents',
   );
 
-  const serverOptions = httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs });
-  const server: ServerType = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
-    logger.info({ host: info.address, port: info.port, mcp_url: mcpResourceUrl(config.publicUrl), heap_limit_mb: heapLimitMb }, 'listening');
-    listening();
-    // The index is checked in a worker or built in a child process: /healthz answers throughout.
-    indexService.start().then(
-      () => {
-        // In the background: keyword search answers meanwhile, and a failing endpoint is retried.
-        // Each reloaded index is embedded again (cached chunk vectors are reused).
-        const current = holder.current;
-        if (current !== undefined) void semantic.embedInBackground(current.index);
-        holder.onChange((served) => void semantic.embedInBackground(served.index));
-        if (config.corpusWatch) startWatching();
-      },
-      (error: Error) => {
-        console.error(`corpus-mcp: cannot serve the corpus: ${error.message}`);
-        process.exit(1);
-      },
-    );
-  });
-  server.on('error', (error: NodeJS.ErrnoException) => {
-    console.error(`corpus-mcp: cannot listen on ${config.host}:${config.port}: ${error.message}`);
-    process.exit(1);
-  });
+  // The pid is the one to signal (kill -HUP <pid>): under `npm start` it is not npm's.
+  logger.info({ host: bound.address, port: bound.port, pid: process.pid, mcp_url: mcpResourceUrl(config.publicUrl), heap_limit_mb: heapLimitMb }, 'listening');
+  listening();
+  // The index is checked in a worker or built in a child process: /healthz answers throughout.
+  indexService.start().then(
+    () => {
+      // In the background: keyword search answers meanwhile, and a failing endpoint is retried.
+      // Each reloaded index is embedded again (cached chunk vectors are reused).
+      const current = holder.current;
+      if (current !== undefined) void semantic.embedInBackground(current.index);
+      holder.onChange((served) => void semantic.embedInBackground(served.index));
+      if (config.corpusWatch) startWatching();
+    },
+    (error: Error) => {
+      console.error(`corpus-mcp: cannot serve the corpus: ${error.message}`);
+      process.exit(1);
+    },
+  );
   if (config.metricsPort !== undefined) {
     const metricsServer = serve({ fetch: ops.metricsApp.fetch, hostname: config.host, port: config.metricsPort, serverOptions }, (info) => {
       logger.info({ host: info.address, port: info.port }, 'metrics listening');

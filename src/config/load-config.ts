@@ -26,6 +26,11 @@ export interface Machine {
    * files really are. Default `path.resolve`: links are not seen.
    */
   realPath?: (path: string) => string;
+  /**
+   * The port the server is bound to, once it is, when PORT=0 let the system choose: the URLs derived
+   * from the server's address (PUBLIC_URL's default, the OAuth resource) name it. Default none.
+   */
+  boundPort?: number;
 }
 
 /** `http://HOST:PORT`, bracketing an IPv6 literal. */
@@ -60,7 +65,8 @@ export function loadConfig(env: Env = process.env, machine: Machine = { cpus: 1 
     throw new ConfigError([...issueProblems(parsed.error.issues, env), ...authProblems, ...secretProblems]);
   }
   const e = parsed.data;
-  const { HOST: host, PORT: port, PUBLIC_URL: givenPublicUrl } = e;
+  const { HOST: host, PUBLIC_URL: givenPublicUrl } = e;
+  const port = e.PORT === 0 && machine.boundPort !== undefined ? machine.boundPort : e.PORT;
   const problems: string[] = [
     ...authProblems,
     ...secretProblems,

@@ -22,11 +22,22 @@ export interface SpawnedServer {
 }
 
 const children: ChildProcess[] = [];
+const groups = new WeakSet<ChildProcess>();
 const dirs: string[] = [];
 
 /** Kills whatever is still running and removes the corpora; call from afterEach/afterAll. */
 export async function cleanUpSpawnedServers(): Promise<void> {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    // A launcher's group, so that the server it started goes with it.
+    if (groups.has(child)) {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
+    } else child.kill('SIGKILL');
+  }
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 }
 
@@ -35,10 +46,11 @@ export async function cleanUpSpawnedServers(): Promise<void> {
  * once the index is built (or, with `until: 'listening'`, once the server listens), or fails after
  * `readyWithinMs` (default 60000: on a busy machine a start that takes 2 s alone can take 30).
  * `nodeArgs` go to node before the entry (e.g. `--import` of a test hook); the build process inherits them.
+ * `launcher: 'npm'` starts it as `npm run dev` does, so the server is not the child this process spawned.
  */
 export async function spawnServer(
   env: Record<string, string> = {},
-  options: { corpusDir?: string; readyWithinMs?: number; until?: 'ready' | 'listening'; nodeArgs?: string[] } = {},
+  options: { corpusDir?: string; readyWithinMs?: number; until?: 'ready' | 'listening'; nodeArgs?: string[]; launcher?: 'node' | 'npm' } = {},
 ): Promise<SpawnedServer> {
   let corpusDir = options.corpusDir;
   if (corpusDir === undefined) {
@@ -46,12 +58,16 @@ export async function spawnServer(
     dirs.push(corpusDir);
     await writeCorpusFiles(corpusDir, SAMPLE_FILES);
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', ...(options.nodeArgs ?? []), 'src/main.ts'], {
+  const [command, args] =
+    options.launcher === 'npm' ? ['npm', ['run', '--silent', 'dev']] : [process.execPath, ['--import', 'tsx', ...(options.nodeArgs ?? []), 'src/main.ts']];
+  const child = spawn(command, args, {
     cwd: root,
     env: { PATH: process.env.PATH, PORT: '0', CORPUS_DIR: corpusDir, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.launcher === 'npm',
   });
   children.push(child);
+  if (options.launcher === 'npm') groups.add(child);
   const lines: Array<Record<string, unknown>> = [];
   let buffered = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
