@@ -38,7 +38,7 @@ async function serve(): Promise<void> {
   });
   const endpoint = createMcpEndpoint({ holder, maxSessions: 1_000_000 });
   const registry = endpoint.sessions;
-  const app = createApp({ health: healthRoutes({ holder }), mcp: mcpRoutes({ handler: endpoint.fetch, publicUrl: 'http://127.0.0.1', maxBodyBytes: 1_000_000 }) });
+  const app = createApp({ publicUrl: 'http://127.0.0.1', health: healthRoutes({ holder }), mcp: mcpRoutes({ handler: endpoint.fetch, publicUrl: 'http://127.0.0.1', maxBodyBytes: 1_000_000 }) });
   sessions = () => registry.size;
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with node --expose-gc');

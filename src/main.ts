@@ -196,7 +196,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const { app, authentication, attach, ops } = assembled;
+  const { app, authentication, attach, attachMetrics, ops } = assembled;
   assembledFetch.fetch = app.fetch;
   appReady();
   // The chunk vectors are cached beside the index snapshot: a restart embeds only new or changed chunks.
@@ -247,6 +247,7 @@ async function main(): Promise<void> {
       console.error(`corpus-mcp: cannot listen for metrics on ${config.host}:${config.metricsPort}: ${error.message}`);
       process.exit(1);
     });
+    attachMetrics(metricsServer as Server);
   }
 
   // Drain (http/shutdown.ts): /readyz turns 503, new sessions are refused, the listener stays open

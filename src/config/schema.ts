@@ -83,7 +83,8 @@ export const SERVER_VARIABLES = {
       'so a non-loopback `HOST` (e.g. `0.0.0.0`) without it is refused at boot. With authentication on, it must be https unless its host is loopback or `ALLOW_HTTP_PUBLIC_URL=true`; with `LOGIN_PROVIDER`, a bare https origin.',
     { shownDefault: '`http://HOST:PORT` on a loopback `HOST`; required on any other' }),
   METRICS_PORT: variable('Corpus and network', integer(0, 65535),
-    'A second listener on `HOST` that serves only `GET /metrics` (not `PORT`; 0 picks a free one). When set, the public port does not serve `/metrics`. Unset, `/metrics` is on `PORT`, and off loopback only with `METRICS_TOKEN`.'),
+    'A second listener on `HOST` that serves only `GET /metrics` (not `PORT`; 0 picks a free one). When set, the public port does not serve `/metrics`. Unset, `/metrics` is on `PORT`, and off loopback only with `METRICS_TOKEN`. ' +
+      'It needs no token unless `METRICS_TOKEN` is set, and binds `HOST` like `PORT`: off loopback, firewall it to the scraper\'s network or set `METRICS_TOKEN`. `MAX_CONNECTIONS` and `WRITE_TIMEOUT_MS` apply to it too (counted apart).'),
 
   MCP_SESSIONS: variable('Sessions', oneOf(['on', 'off'], { fallback: 'on', error: 'must be on or off' }),
     '`on` issues an `Mcp-Session-Id` on a 2025-era `initialize`. `off`: no sessions at all; every POST is served by a fresh server, GET and DELETE answer 405. For load balancers that tolerate no per-process state.'),
@@ -119,7 +120,7 @@ export const SERVER_VARIABLES = {
   MAX_LISTEN_STREAMS_PER_ADDRESS: variable('Limits', integer(1, 100_000, 256), 'With authentication off, `subscriptions/listen` streams one client address may hold open at once; one more gets 429.'),
   LISTEN_IDLE_TTL: variable('Limits', integer(1, 7 * DAY, 600), 'Seconds without an event after which a listen stream is ended gracefully.'),
   MAX_CONNECTIONS: variable('Limits', integer(1, 1_000_000),
-    'Open TCP connections on `PORT`; one past it is closed as soon as it is accepted. The default leaves room for every session\'s GET stream and for the requests in progress beside them.',
+    'Open TCP connections on `PORT` (and apart on `METRICS_PORT`); one past it is closed as soon as it is accepted. The default leaves room for every session\'s GET stream and for the requests in progress beside them.',
     { shownDefault: `\`MAX_SESSIONS\` + ${CONNECTIONS_BEYOND_SESSIONS}` }),
   WRITE_TIMEOUT_MS: variable('Limits', integer(1000, 600_000, 30_000),
     'A connection whose answer bytes wait unread this many milliseconds, none of them leaving, is closed; a client that keeps reading, however slowly, is not cut.'),

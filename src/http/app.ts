@@ -4,11 +4,13 @@
 //
 // Order, outermost first:
 //   middleware (request ids, metrics, …)  — every route
+//   Host check (DNS rebinding)             — every route; an IP address as Host also on /healthz,
+//                                            /readyz and /metrics (middleware/host-check.ts)
 //   small body limit (16 KiB)              — every route but /mcp, before anything reads a body
-//   health (/healthz, /readyz)             — open: probes run before any auth or host check
+//   health (/healthz, /readyz)             — open: probes run before any auth
 //   the other open sub-apps in the order given: the server card, the landing page, /metrics (open
 //     or guarded by its own middleware), the authorization server (metadata, sign-in)
-//   mcp (routes/mcp.ts): host check → browser page → drain refusal → authentication → body limit →
+//   mcp (routes/mcp.ts): Origin check → browser page → drain refusal → authentication → body limit →
 //     the MCP endpoint, which routes each request to its protocol era
 import { Hono } from 'hono';
 import type { MiddlewareHandler } from 'hono';
@@ -18,9 +20,15 @@ import { jsonRpcErrorBody, SERVER_ERROR } from '../mcp/json-rpc-error.js';
 import { StoreError } from '../store/store.js';
 import { SERVER_PATHS } from '../server-paths.js';
 import type { AppEnv } from './app-env.js';
+import { hostCheck } from './middleware/host-check.js';
 import { smallBodyLimit } from './middleware/small-body-limit.js';
 
+/** Where a platform's checker or a scraper may name the machine by its address (see host-check.ts). */
+export const OPERATOR_PATHS: readonly string[] = [SERVER_PATHS.healthz, SERVER_PATHS.readyz, SERVER_PATHS.metrics];
+
 export interface AppParts {
+  /** The origin clients use (PUBLIC_URL): its host, and loopback names, pass the Host check. */
+  publicUrl: string;
   /** The liveness and readiness probes (routes/health.ts). */
   health: Hono;
   /** /mcp (routes/mcp.ts). */
@@ -32,9 +40,10 @@ export interface AppParts {
   logger?: Logger;
 }
 
-export function createApp({ health, mcp, open = [], middleware = [], logger = silentLogger }: AppParts): Hono<AppEnv> {
+export function createApp({ publicUrl, health, mcp, open = [], middleware = [], logger = silentLogger }: AppParts): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   for (const m of middleware) app.use(m);
+  app.use(hostCheck({ publicUrl, checks: 'host', addressHostPaths: OPERATOR_PATHS }));
   // /mcp has its own, larger limit, after authentication.
   app.use(smallBodyLimit({ except: [SERVER_PATHS.mcp] }));
   app.route('/', health);

@@ -79,6 +79,8 @@ export interface AssembledServer {
   authentication: Authentication;
   /** Once listening: live session gauge, the drain's target, MAX_CONNECTIONS and the write deadline. */
   attach(server: Server): void;
+  /** The METRICS_PORT listener once listening: MAX_CONNECTIONS and the write deadline, as the public one. */
+  attachMetrics(server: Server): void;
 }
 
 function requireSignIn(factory: typeof createSignIn | undefined): typeof createSignIn {
@@ -160,6 +162,7 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
   });
   ops.observe(mcp);
   const app = createApp({
+    publicUrl,
     logger: ops.logger,
     middleware: ops.middleware,
     health: ops.health,
@@ -194,5 +197,13 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
       },
     });
   };
-  return { app, mcp, ops, authentication, attach };
+  // The METRICS_PORT listener: the same bounds on its sockets as the public one.
+  const attachMetrics = (server: Server) =>
+    void guardSockets(server, {
+      maxConnections: config.maxConnections,
+      writeTimeoutMs: config.writeTimeoutMs,
+      onRefused: () => metrics.recordConnectionDropped('max_connections'),
+      onWriteTimeout: () => metrics.recordConnectionDropped('write_timeout'),
+    });
+  return { app, mcp, ops, authentication, attach, attachMetrics };
 }

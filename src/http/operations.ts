@@ -14,6 +14,7 @@ import type { SemanticService } from '../semantic/semantic-service.js';
 import { createMetrics } from './metrics.js';
 import type { Metrics } from './metrics.js';
 import { refuseNewSessionsWhileDraining } from './middleware/draining.js';
+import { hostCheck } from './middleware/host-check.js';
 import { httpMetrics } from './middleware/metrics.js';
 import { requestId, requestScopedLogger } from './middleware/request-id.js';
 import { healthRoutes } from './routes/health.js';
@@ -53,7 +54,10 @@ export interface OperationsOptions {
 
 export interface Operations {
   readonly metrics: Metrics;
-  /** GET /metrics alone (guarded like the public one), for a listener of its own on METRICS_PORT. */
+  /**
+   * GET /metrics alone (guarded like the public one, METRICS_TOKEN when set) behind the Host check,
+   * for a listener of its own on METRICS_PORT.
+   */
   readonly metricsApp: Hono;
   readonly shutdown: Shutdown;
   /** The logger request handlers write through (the request's own child when there is one). */
@@ -88,10 +92,14 @@ export function createOperations(options: OperationsOptions): Operations {
 
   const routes = new Hono();
   routes.get('/', landingRoute({ publicUrl, authRequired, ...access, stats: () => holder.current?.index.stats }));
+  const metricsRoutes = new Hono();
+  if (metricsGuard) metricsRoutes.use(SERVER_PATHS.metrics, metricsGuard);
+  metricsRoutes.get(SERVER_PATHS.metrics, metricsRoute({ metrics }));
+  if (publicMetrics) routes.route('/', metricsRoutes);
+  // The public port's app checks the Host itself (app.ts); the metrics listener is an app of its own.
   const metricsApp = new Hono();
-  if (metricsGuard) metricsApp.use(SERVER_PATHS.metrics, metricsGuard);
-  metricsApp.get(SERVER_PATHS.metrics, metricsRoute({ metrics }));
-  if (publicMetrics) routes.route('/', metricsApp);
+  metricsApp.use(hostCheck({ publicUrl, checks: 'host', addressHostPaths: [SERVER_PATHS.metrics] }));
+  metricsApp.route('/', metricsRoutes);
 
   return {
     metrics,

@@ -148,6 +148,7 @@ function mountApp(holder: IndexHolder, publicUrl: string, options: Omit<TestServ
   if (onRequestEra) endpoint.events.on('request', onRequestEra);
   if (onSessionLookup) endpoint.events.on('sessionLookup', onSessionLookup);
   const app = createApp({
+    publicUrl,
     ...(middleware ? { middleware } : {}),
     ...(endpointOptions.logger ? { logger: endpointOptions.logger } : {}),
     health: healthRoutes({ holder, notReadyReason, indexStatus, ...(endpointOptions.semantic ? { semantic: endpointOptions.semantic } : {}) }),

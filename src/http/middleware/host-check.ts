@@ -3,9 +3,15 @@
 // name in `Host` (and the page's origin in `Origin`), so both are checked against the names this
 // server is really reached by: loopback (as config's isLoopbackHost says) and the host of PUBLIC_URL. The ports are not
 // compared: the attack is about names, and a proxy may legitimately change the port.
+// The Host check runs on every route (app.ts); the Origin check on /mcp (routes/mcp.ts), since the
+// authorization server's endpoints answer browser-based OAuth clients of other origins by design. On
+// the operator's routes (/healthz, /readyz, /metrics) a Host that is an IP address is accepted too:
+// platform checkers and scrapers reach a machine by its address, and a rebinding page always sends a
+// name (the one it made resolve to this server), never an address.
 // Not SDK v2's validateHostHeader / validateOriginHeader (@modelcontextprotocol/server 2.4.0): they
 // parse with `new URL`, so a Host of `evil@localhost` or `localhost/path` passes as localhost, and
 // their allowlists are exact names, so the loopback range (all of 127/8) cannot be said.
+import { isIP } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
 import { isLoopbackHost } from '../../config/loopback-host.js';
 import { jsonRpcErrorBody, SERVER_ERROR } from '../../mcp/json-rpc-error.js';
@@ -13,6 +19,10 @@ import { jsonRpcErrorBody, SERVER_ERROR } from '../../mcp/json-rpc-error.js';
 export interface HostCheckOptions {
   /** The public origin, e.g. "https://docs.example.com"; its host name is allowed. */
   publicUrl: string;
+  /** What is checked: `Host`, `Origin` (when sent), or both. Default both. */
+  checks?: 'host' | 'origin' | 'both';
+  /** Paths on which a Host that is an IP address (any) is accepted as well. Default none. */
+  addressHostPaths?: readonly string[];
 }
 
 // RFC 9110 §7.2: Host = uri-host [ ":" port ], with uri-host an IP literal in brackets, an IPv4
@@ -33,7 +43,7 @@ function originHostNameOf(origin: string): string | undefined {
   return authority === undefined ? undefined : hostNameOf(authority);
 }
 
-export function hostCheck({ publicUrl }: HostCheckOptions): MiddlewareHandler {
+export function hostCheck({ publicUrl, checks = 'both', addressHostPaths = [] }: HostCheckOptions): MiddlewareHandler {
   let publicHost: string;
   try {
     publicHost = new URL(publicUrl).hostname.toLowerCase();
@@ -41,17 +51,19 @@ export function hostCheck({ publicUrl }: HostCheckOptions): MiddlewareHandler {
     throw new TypeError(`hostCheck: publicUrl must be an absolute URL, got ${JSON.stringify(publicUrl)}`);
   }
   const allowed = (name: string | undefined) => name !== undefined && (name === publicHost || isLoopbackHost(name));
+  const addressPaths = new Set(addressHostPaths);
 
   return async function hostCheckMiddleware(c, next) {
     const host = c.req.header('host');
     const hostName = host === undefined ? undefined : hostNameOf(host);
-    if (!allowed(hostName)) {
+    const anAddress = hostName !== undefined && addressPaths.has(c.req.path) && isIP(hostName.replace(/^\[|\]$/g, '')) !== 0;
+    if (checks !== 'origin' && !allowed(hostName) && !anAddress) {
       return c.json(
         jsonRpcErrorBody(SERVER_ERROR, `Forbidden: Host header ${JSON.stringify(host ?? '')} is not a name of this server; use ${publicUrl}`),
         403,
       );
     }
-    const origin = c.req.header('origin');
+    const origin = checks !== 'host' ? c.req.header('origin') : undefined;
     if (origin !== undefined) {
       const originHost = originHostNameOf(origin);
       if (!allowed(originHost)) {

@@ -33,7 +33,8 @@ export function mcpRoutes({ handler, publicUrl, maxBodyBytes, before = [], authe
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new RangeError(`mcpRoutes: maxBodyBytes must be a whole number ≥ 1, got ${maxBodyBytes}`);
   const path = SERVER_PATHS.mcp;
   const routes = new Hono<AppEnv>();
-  routes.use(path, hostCheck({ publicUrl }));
+  // The Host is checked for every route (app.ts); the Origin here.
+  routes.use(path, hostCheck({ publicUrl, checks: 'origin' }));
   routes.use(path, browserPage({ mcpUrl: mcpResourceUrl(publicUrl) }));
   for (const m of before) routes.use(path, m);
   if (authenticate) routes.use(path, authenticate);
