@@ -215,7 +215,9 @@ export const LOGIN_VARIABLES = {
     'Comma-separated email addresses that may sign in. Only verified emails count (`email_verified`, or GitHub\'s verified addresses). ' +
       'At least one of `ALLOWED_EMAILS`, `ALLOWED_EMAIL_DOMAINS` and `ALLOWED_GITHUB_ORGS` is required, or `ALLOW_ANY_LOGIN=true`.',
     { requires: 'LOGIN_PROVIDER' }),
-  ALLOWED_EMAIL_DOMAINS: variable('Team sign-in', text(), 'Comma-separated domains whose verified addresses may sign in, e.g. `example.com`.', { requires: 'LOGIN_PROVIDER' }),
+  ALLOWED_EMAIL_DOMAINS: variable('Team sign-in', text(),
+    'Comma-separated domains whose verified addresses may sign in, e.g. `example.com`. With `oidc`, the provider is asked only at sign-in: someone it deactivates keeps refreshing for up to `REFRESH_TOKEN_TTL` (30 days); run `npm run auth -- revoke <email>` when someone leaves.',
+    { requires: 'LOGIN_PROVIDER' }),
   ALLOWED_GITHUB_ORGS: variable('Team sign-in', text(), 'With `github` only: comma-separated organisations whose members may sign in.', { requires: 'LOGIN_PROVIDER' }),
   REQUIRE_HOSTED_DOMAIN: variable(
     'Team sign-in',

@@ -89,7 +89,8 @@ function withoutSecrets(kind: string, id: string, payload: Payload): Payload {
  * puts it back where it was. A Session found by its `uid` comes back without `jti`; oidc-provider uses such
  * a session only to read its account and grants, never to save it.
  *
- * Lifetimes: every record expires. Records oidc-provider gives no lifetime get `defaultTtlSeconds`; a
+ * Lifetimes: every record written here expires (not so the GithubOrgPin beside them, which
+ * github-org-pins.ts writes and keeps on purpose). Records oidc-provider gives no lifetime get `defaultTtlSeconds`; a
  * registration gets `unusedClientTtlSeconds`, and when a grant is saved for it, as long as that grant.
  * Registrations without a grant are also bounded in number (`maxUnusedClients`, oldest removed first),
  * and so are the records of sign-ins in progress (`maxPendingSignIns`, pending-records.ts).
