@@ -40,7 +40,8 @@ RUN npm run build
 # Bake the index of the bundled corpus, so a deploy boots from it instead of building (INDEX_FILE).
 # Built from the compiled code at the same path as in the runtime stage, so its engine version matches.
 COPY corpus ./corpus
-RUN node dist/src/index-cli.js --out /app/index.snapshot
+# The index is written owner-only (0600); the runtime stage's node user reads it through its group.
+RUN node dist/src/index-cli.js --out /app/index.snapshot && chmod 0640 /app/index.snapshot
 
 # ---- runtime: production dependencies and the compiled output only ----
 FROM node:24-bookworm-slim AS runtime
@@ -52,7 +53,7 @@ RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /app/node_modules/better-sqlite3/build/Release/better_sqlite3.node ./node_modules/better-sqlite3/build/Release/
 COPY --from=build /app/dist ./dist
 COPY corpus ./corpus
-COPY --from=build /app/index.snapshot ./index.snapshot
+COPY --from=build --chown=root:node /app/index.snapshot ./index.snapshot
 # A corpus mounted over /app/corpus no longer matches the baked snapshot: the server then builds its
 # index at boot (and cannot rewrite the root-owned file; point INDEX_FILE at a writable volume to keep one).
 ENV HOST=0.0.0.0 \

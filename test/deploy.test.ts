@@ -79,6 +79,14 @@ describe('Dockerfile', () => {
     expect(runtime.instructions.slice(last).filter((i) => i.keyword === 'RUN')).toEqual([]);
   });
 
+  it('bakes the snapshot readable by the node user and by no one else, and not writable by it', () => {
+    // The index is written 0600 as root in the build stage: without this the node user could not
+    // read it and every container would build its index at boot.
+    const build = dockerfile.stages.find((s) => s.name === 'build')!;
+    expect(runArgs(build).some((r) => /index-cli\.js --out \/app\/index\.snapshot && chmod 0640 \/app\/index\.snapshot$/.test(r))).toBe(true);
+    expect(instructions(runtime, 'COPY').map((i) => i.args)).toContain('--from=build --chown=root:node /app/index.snapshot ./index.snapshot');
+  });
+
   it('binds all interfaces and serves the bundled corpus from /app/corpus', () => {
     expect(runtimeEnv).toMatchObject({ HOST: '0.0.0.0', CORPUS_DIR: '/app/corpus' });
     expect(instructions(runtime, 'WORKDIR').at(-1)?.args).toBe('/app');
