@@ -11,4 +11,10 @@ describe('README.md', () => {
     expect(TOOLS).toHaveLength(5);
     for (const tool of ['search_documents', 'get_chunk', 'get_document']) expect(readme).toContain(tool);
   });
+
+  it('says next to the Render button what to change before it works', () => {
+    const render = readme.slice(readme.indexOf('**Render**'), readme.indexOf('\n\n', readme.indexOf('**Render**')));
+    expect(render).toContain('repo=https://github.com/change-me/corpus-mcp');
+    expect(render).toMatch(/replace\s+`change-me\/corpus-mcp` in the button's link with your fork/);
+  });
 });

@@ -9,7 +9,7 @@ import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
 import { SERVER_CARD_MEDIA_TYPE, SERVER_CARD_PATH } from '../src/http/routes/server-card.js';
-import { SERVER_IDENTITY } from '../src/mcp/server-identity.js';
+import { deploymentIdentity } from '../src/mcp/server-identity.js';
 import { startProtectedServer } from './support/protected-server.js';
 import type { ProtectedServer } from './support/protected-server.js';
 import { modernRequest } from './support/modern-mcp.js';
@@ -33,7 +33,7 @@ const validateCard = ajv.getSchema('server-card#/$defs/ServerCard')!;
 
 const getCard = (base: string, headers: Record<string, string> = {}) => fetch(`${base}${SERVER_CARD_PATH}`, { headers });
 const cardOf = async (base: string) => (await (await getCard(base)).json()) as Card;
-const extension = (card: Card) => card._meta[SERVER_IDENTITY.name]!;
+const extension = (card: Card) => card._meta[card.name]!;
 
 describe('GET /.well-known/mcp/server-card.json', () => {
   let server: TestServer;
@@ -57,7 +57,12 @@ describe('GET /.well-known/mcp/server-card.json', () => {
 
   it("is a valid card under the draft's schema, with the server's identity and version", () => {
     expect(validateCard(card), JSON.stringify(validateCard.errors)).toBe(true);
-    expect(card).toMatchObject({ name: SERVER_IDENTITY.name, title: SERVER_IDENTITY.title, description: SERVER_IDENTITY.description, version: pkg.version });
+    expect(card).toMatchObject({ name: '127.0.0.1/corpus-mcp', title: 'Corpus at 127.0.0.1', description: deploymentIdentity(server.url).description, version: pkg.version });
+  });
+
+  it("describes the deployment, not server.json's placeholder namespace", async () => {
+    expect(await (await getCard(server.url)).text()).not.toContain('change-me');
+    expect(Object.keys(card._meta)).toEqual([card.name]);
   });
 
   it('names the MCP endpoint, where a real client then connects', async () => {
@@ -106,6 +111,30 @@ describe('GET /.well-known/mcp/server-card.json', () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
     expect(preflight.headers.get('access-control-allow-headers')).toContain('If-None-Match');
+  });
+});
+
+describe('the server card of a deployment', () => {
+  it('is named and titled after PUBLIC_URL, and valid under the schema', async () => {
+    const deployed = await startProtectedServer({ AUTH_TOKENS: 'card-test-token-'.padEnd(40, 'y'), HOST: '0.0.0.0', PUBLIC_URL: 'https://docs.example.com', SESSION_SECRET: 's'.repeat(32) });
+    try {
+      const card = await cardOf(deployed.url);
+      expect(card).toMatchObject({ name: 'com.example.docs/corpus-mcp', title: 'Corpus at docs.example.com' });
+      expect(card.remotes[0]!.url).toBe('https://docs.example.com/mcp');
+      expect(validateCard(card), JSON.stringify(validateCard.errors)).toBe(true);
+    } finally {
+      await deployed.close();
+    }
+  });
+
+  it.each([
+    ['https://docs.example.com/', 'com.example.docs/corpus-mcp'],
+    ['https://corpus-mcp-team.fly.dev', 'dev.fly.corpus-mcp-team/corpus-mcp'],
+    ['http://localhost:8080', 'localhost/corpus-mcp'],
+    ['http://[::1]:8080', '--1/corpus-mcp'],
+  ])('derives from %s the name %s', (publicUrl, name) => {
+    expect(deploymentIdentity(publicUrl).name).toBe(name);
+    expect(name).toMatch(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/);
   });
 });
 

@@ -10,7 +10,7 @@ import { etag, RETAINED_304_HEADERS } from 'hono/etag';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpService } from '../../mcp/mcp-service.js';
 import { SERVED_PROTOCOL_VERSIONS } from '../../mcp/protocol-versions.js';
-import { SERVER_IDENTITY } from '../../mcp/server-identity.js';
+import { deploymentIdentity } from '../../mcp/server-identity.js';
 import type { ServerIdentity } from '../../mcp/server-identity.js';
 import { mcpResourceUrl, SERVER_PATHS } from '../../server-paths.js';
 
@@ -96,11 +96,11 @@ export function serverCardRoutes(options: ServerCardOptions): Hono {
   return routes;
 }
 
-/** The card of this server's MCP endpoint: its identity, version, served revisions and the very tool table tools/list answers. */
+/** The card of this server's MCP endpoint: the deployment's identity (from PUBLIC_URL), version, served revisions and the very tool table tools/list answers. */
 export function endpointCardRoutes(service: McpService, { publicUrl, authorization }: Pick<ServerCardOptions, 'publicUrl' | 'authorization'>): Hono {
   return serverCardRoutes({
     publicUrl,
-    identity: SERVER_IDENTITY,
+    identity: deploymentIdentity(publicUrl),
     version: service.serverInfo.version,
     protocolVersions: SERVED_PROTOCOL_VERSIONS,
     tools: service.listToolsResult.tools,
