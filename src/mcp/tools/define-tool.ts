@@ -35,8 +35,9 @@ export interface DefinedTool {
   call(rawArguments: unknown, corpus: ServedCorpus, context?: ToolContext): Promise<Record<string, unknown>>;
 }
 
-// destructiveHint and idempotentHint are left out: the spec makes them meaningful only when readOnlyHint is false.
-const ANNOTATIONS = Object.freeze({ readOnlyHint: true, openWorldHint: false });
+// The spec reads destructiveHint only when readOnlyHint is false, but MCP directories (Smithery, the Claude
+// connector directory) list a server only when each tool says it outright; idempotentHint is left out.
+const ANNOTATIONS = Object.freeze({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
 
 /**
  * JSON Schema 2020-12, the default dialect since MCP 2025-11-25, so left undeclared: every session pays

@@ -41,7 +41,7 @@ const output = z.object({
   query: z.string(),
   method: z
     .enum(['rerank_model', 'keyword', 'keyword+semantic'])
-    .describe('What ordered them: the rerank model, BM25, or BM25 fused with embeddings.'),
+    .describe('What ordered them: the rerank model, BM25, or BM25 with embeddings.'),
   results: z.array(result),
   note: z.string().optional(),
 });
@@ -53,7 +53,7 @@ export const createRerankResults = (limits: ToolLimits): DefinedTool => defineTo
   name: 'rerank_results',
   title: 'Rerank passages',
   description:
-    `Orders up to ${RERANK_MAX_IDS} chunk ids from search_documents (e.g. gathered over several searches) by how well ` +
+    `Orders up to ${RERANK_MAX_IDS} chunk ids from search_documents by how well ` +
     'each answers one query, best first: by a rerank model when the server has one, else by words and, with ' +
     'embeddings, meaning. Returns exactly the given chunks with snippets; read the best with get_chunk.',
   input: inputSchema(limits),

@@ -105,9 +105,9 @@ export const createSearchDocuments = (limits: ToolLimits, semantic = false): Def
         ? 'Searches the corpus by words (BM25), meaning (embeddings) or both fused (hybrid, the default). '
         : 'Full-text (BM25) search of the corpus. ') +
       'Returns the best-matching passages. Then read one with get_chunk, read on with get_document (source, ' +
-      'offset=start), or order the chunk_ids gathered for one question with rerank_results. ' +
+      'offset=start), or order chunk_ids gathered for one question with rerank_results. ' +
       (semantic
-        ? 'If nothing relevant comes back, rephrase, change mode, or call list_documents.'
+        ? 'If nothing fits, rephrase, change mode, or call list_documents.'
         : 'Matching is by words (stemmed, case-insensitive), not meaning: if nothing matches, try synonyms or ' +
           'fewer words, or call list_documents.'),
     input: inputSchema(limits, semantic),
