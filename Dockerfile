@@ -34,7 +34,7 @@ RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 # The server card takes the server's name, title and description from the MCP Registry entry.
 COPY server.json ./
-COPY scripts/build.mjs ./scripts/
+COPY scripts/build.mjs scripts/build-view.mjs ./scripts/
 COPY src ./src
 RUN npm run build
 # Bake the index of the bundled corpus, so a deploy boots from it instead of building (INDEX_FILE).

@@ -54,7 +54,7 @@ export default tseslint.config(
     // own (the typescript-eslint twin of no-restricted-imports), so the folders' import rules below
     // do not replace it.
     files: ['src/**/*.ts'],
-    ignores: ['src/mcp/**', 'src/**/*.test.ts'],
+    ignores: ['src/mcp/**', 'src/view/**', 'src/**/*.test.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -205,6 +205,21 @@ export default tseslint.config(
         folder('search', 'store/ knows nothing of search.'),
         folder('corpus', 'store/ knows nothing of the corpus.'),
         { group: ['../config', '../config.js', '../config/*'], message: 'store/ gets typed options, never config.' },
+      ),
+    },
+  },
+  {
+    // view/ is the MCP Apps view, a browser bundle (scripts/build-view.mjs): it talks to its host
+    // through the Apps SDK's App and nothing else, so it imports no server folder, no Node module and
+    // no other MCP package.
+    files: ['src/view/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': restrict(
+        hono,
+        { group: ['../*', '!./*'], message: 'view/ is a browser bundle: it imports no server folder (it reads tool results as data).' },
+        { group: ['node:*'], message: 'view/ runs in a browser.' },
+        { group: ['@modelcontextprotocol/*', '!@modelcontextprotocol/ext-apps'], message: 'view/ talks to its host through @modelcontextprotocol/ext-apps only.' },
       ),
     },
   },

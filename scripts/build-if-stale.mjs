@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const stamp = join(root, 'dist', '.build-stamp');
-const inputs = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'].map((f) => join(root, f));
+const inputs = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs', 'scripts/build-view.mjs'].map((f) => join(root, f));
 for (const entry of readdirSync(join(root, 'src'), { recursive: true })) inputs.push(join(root, 'src', String(entry)));
 
 const built = existsSync(stamp) ? statSync(stamp).mtimeMs : -1;

@@ -6,10 +6,11 @@
 // child, the worker threads) stay as tsc wrote them, and so does everything the bundle copies: they
 // load the same code from dist/.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { buildViewHtml } from './build-view.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const srcOut = join(root, 'dist', 'src');
@@ -74,3 +75,8 @@ await build({
   ],
 });
 if (!existsSync(entry)) throw new Error(`the bundle did not write ${entry}`);
+
+// The MCP Apps view (src/view/), one self-contained HTML file that main.js reads and mcp/ serves.
+const viewerHtml = await buildViewHtml();
+mkdirSync(join(root, 'dist', 'view'), { recursive: true });
+writeFileSync(join(root, 'dist', 'view', 'viewer.html'), viewerHtml);

@@ -3,6 +3,7 @@
 // INDEX_FILE when it matches, else built in a child process; refusing to run without documents),
 // reload it on SIGHUP and, with CORPUS_WATCH, on file changes, and close cleanly on SIGTERM/SIGINT.
 // The only file that touches the console.
+import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
@@ -186,9 +187,13 @@ async function main(): Promise<void> {
   });
   // Embeddings and rerank: off without an endpoint; wired to the index and its cache file below.
   const semantic = semanticServiceFromConfig(config.semantic, logger);
+  // The MCP Apps view, which `npm run build` writes beside the compiled server (dist/view/). Run from
+  // sources before a build, there is none, and no tool names a view.
+  const viewerHtml = await readFile(new URL('../view/viewer.html', import.meta.url), 'utf8').catch(() => undefined);
+  if (viewerHtml === undefined) logger.info({}, 'no MCP Apps view: run npm run build to build dist/view/viewer.html');
   let assembled: ReturnType<typeof assembleServer>;
   try {
-    assembled = assembleServer({ config, holder, semantic, indexService, logger, fileTokens, version: pkg.version, ...(authStore ? { authStore } : {}), ...(createSignIn ? { createSignIn } : {}), ...(sharedStore ? { sharedStore } : {}) });
+    assembled = assembleServer({ config, holder, semantic, indexService, logger, fileTokens, version: pkg.version, ...(viewerHtml !== undefined ? { viewerHtml } : {}), ...(authStore ? { authStore } : {}), ...(createSignIn ? { createSignIn } : {}), ...(sharedStore ? { sharedStore } : {}) });
   } catch (error) {
     if (error instanceof StaticTokenConfigError) {
       console.error(`corpus-mcp: ${error.message}`);

@@ -52,6 +52,8 @@ export interface AssembleOptions {
    * also wires it to the index: its cache file and its background embedding of each served index.
    */
   semantic: SemanticService;
+  /** The MCP Apps view's HTML (dist/view/viewer.html, read by main.ts); without it no tool names a view. Default none. */
+  viewerHtml?: string;
   /** The service building and reloading the index, when there is one: feeds /readyz and the metrics. */
   indexService?: OperationsOptions['indexService'];
   /**
@@ -157,6 +159,7 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     serverInfo: { name: 'corpus-mcp', version },
     logQueries: config.logQueries,
     semantic,
+    ...(options.viewerHtml !== undefined ? { viewerHtml: options.viewerHtml } : {}),
     logger: ops.logger,
     ...overrides,
   });

@@ -70,6 +70,8 @@ export interface McpEndpointOptions {
   logQueries?: boolean;
   /** Embeddings and rerank endpoints. Default none (keyword search only). */
   semantic?: SemanticService;
+  /** The MCP Apps view's HTML, served as ui://corpus-mcp/viewer (see viewer-resource.ts). Default none: no view. */
+  viewerHtml?: string;
   /** Where sessions, tool calls, session lookups and routed requests are reported. Default a fresh one (see `events`). */
   events?: McpEvents;
 }
@@ -109,6 +111,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     logger = silentLogger,
     logQueries = false,
     semantic,
+    viewerHtml,
   } = options;
   const events = options.events ?? new McpEvents({ logger });
   const sessions = new SessionRegistry({
@@ -118,7 +121,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     logger,
     events,
   });
-  const service = createMcpService({ holder, serverInfo, logger, logQueries, events, indexWaitMs, toolLimits, semantic });
+  const service = createMcpService({ holder, serverInfo, logger, logQueries, events, indexWaitMs, toolLimits, semantic, viewerHtml });
   const createServer = createLegacyServerFactory(service);
   // A reloaded index may list other documents: tell every session. The SDK sends it on the session's
   // GET stream; a session without one has nowhere to receive it and misses nothing it asked for.

@@ -19,6 +19,7 @@ import { ToolError } from './tools/tool-error.js';
 import type { ToolErrorCode } from './tools/tool-error.js';
 import { resolveToolLimits } from './tools/tool-limits.js';
 import type { ToolLimits } from './tools/tool-limits.js';
+import { readViewer, VIEWER_URI, withViewer } from './viewer-resource.js';
 
 /** The protocol eras: legacy is 2025-11-25 and earlier (initialize, sessions), modern is 2026-07-28 (per request). */
 export const MCP_ERAS = ['legacy', 'modern'] as const;
@@ -69,6 +70,8 @@ export interface McpServiceOptions {
   toolLimits?: Partial<ToolLimits>;
   /** Embeddings and rerank endpoints; without it search is by keywords only. */
   semantic?: SemanticService;
+  /** The MCP Apps view's HTML (built from src/view/); without it no tool names a view. Default none. */
+  viewerHtml?: string;
 }
 
 export interface McpService {
@@ -115,6 +118,7 @@ export function createMcpService(options: McpServiceOptions): McpService {
     indexWaitMs,
     toolLimits,
     semantic,
+    viewerHtml,
   } = options;
   if (!Number.isFinite(indexWaitMs) || indexWaitMs < 1) {
     throw new RangeError(`createMcpService: indexWaitMs must be ≥ 1, got ${indexWaitMs}`);
@@ -124,7 +128,7 @@ export function createMcpService(options: McpServiceOptions): McpService {
   const tools = toolLimits === undefined && !semanticSearch ? TOOLS : createTools(limits, { semanticSearch });
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
   const toolNames = tools.map((t) => t.name).join(', ');
-  const listToolsResult: ListToolsResult = Object.freeze({ tools: tools.map((t) => t.listing) });
+  const listToolsResult: ListToolsResult = Object.freeze({ tools: tools.map((t) => (viewerHtml === undefined ? t.listing : withViewer(t.listing))) });
 
   // Calls that arrive before the index is built wait for it, but never past the request timeout: a
   // client that gets no answer cannot tell a slow build from a dead server.
@@ -230,6 +234,7 @@ export function createMcpService(options: McpServiceOptions): McpService {
     listToolsResult,
     callTool,
     listResources: async (cursor: string | undefined) => listResources(await corpusForResources(), cursor, limits.maxPageSize),
-    readResource: async (uri: string) => readResource(await corpusForResources(), uri, limits.maxDocumentChars),
+    readResource: async (uri: string) =>
+      viewerHtml !== undefined && uri === VIEWER_URI ? readViewer(viewerHtml) : readResource(await corpusForResources(), uri, limits.maxDocumentChars),
   });
 }
