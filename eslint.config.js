@@ -169,6 +169,25 @@ export default tseslint.config(
     },
   },
   {
+    // A local model runtime beside providers/: the semantic service asks it for vectors as it asks an
+    // endpoint, and it knows nothing of what they are for.
+    files: ['src/local-models/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        hono,
+        folder('search', 'local-models/ turn texts into vectors and scores: ranking lives in search/.'),
+        folder('semantic', 'local-models/ know nothing of the semantic service that calls them.'),
+        folder('corpus', 'local-models/ know nothing of the corpus.'),
+        folder('mcp', 'local-models/ know nothing of MCP.'),
+        folder('http', 'local-models/ know nothing of the HTTP server.'),
+        folder('auth', 'local-models/ know nothing of auth.'),
+        { group: ['../config', '../config.js', '../config/*'], message: 'local-models/ get typed options, never config.' },
+        { group: ['@modelcontextprotocol/*'], message: 'local-models/ know nothing of MCP.' },
+      ),
+    },
+  },
+  {
     files: ['src/semantic/**/*.ts'],
     ignores: ['src/**/*.test.ts'],
     rules: {

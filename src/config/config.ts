@@ -108,6 +108,23 @@ export interface SemanticConfig {
   rerank: { url: string; model: string | undefined; apiKey: string | undefined } | undefined;
   /** VECTOR_SCAN_THREADS, or the CPUs loadConfig was told of, capped. */
   scanThreads: number;
+  /** Models run in this process: EMBEDDINGS_PROVIDER=local and RERANK_PROVIDER=local (undefined: not local). */
+  local?: LocalModelsConfig;
+}
+
+export interface LocalModelsConfig {
+  /** EMBEDDINGS_MODEL with EMBEDDINGS_PROVIDER=local; undefined when embeddings are not local. */
+  embeddingsModel: string | undefined;
+  /** RERANK_MODEL with RERANK_PROVIDER=local. */
+  rerankModel: string | undefined;
+  /** MODELS_DIR, absolute. */
+  modelsDir: string;
+  /** MODELS_DOWNLOAD */
+  download: boolean;
+  /** MODELS_URL */
+  hubUrl: string;
+  /** MODEL_THREADS, or the CPUs loadConfig was told of minus one, bounded. */
+  threads: number;
 }
 
 /**

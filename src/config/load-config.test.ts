@@ -58,6 +58,18 @@ describe('config', () => {
       );
     });
 
+    it('runs local models with EMBEDDINGS_PROVIDER=local and RERANK_PROVIDER=local, their defaults and their contradictions', () => {
+      const local = loadConfig({ EMBEDDINGS_PROVIDER: 'local', RERANK_PROVIDER: 'local', MODELS_DIR: '/srv/models', VECTOR_SCAN_THREADS: '2' }, { cpus: 8 }).semantic;
+      expect(local).toMatchObject({ embeddings: undefined, rerank: undefined, scanThreads: 2 });
+      expect(local.local).toEqual({ embeddingsModel: 'Xenova/bge-small-en-v1.5', rerankModel: 'Xenova/ms-marco-MiniLM-L-6-v2', modelsDir: '/srv/models', download: true, hubUrl: 'https://huggingface.co', threads: 4 });
+      expect(loadConfig({ EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_MODEL: 'BAAI/bge-base', MODELS_DOWNLOAD: 'false', MODEL_THREADS: '3' }, { cpus: 2 }).semantic.local).toMatchObject({ embeddingsModel: 'BAAI/bge-base', rerankModel: undefined, download: false, threads: 3 });
+      expect(loadConfig({ EMBEDDINGS_PROVIDER: 'local' }, { cpus: 2 }).semantic.local?.threads).toBe(1);
+      expect(() => loadConfig({ EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_URL: 'http://127.0.0.1:1/v1', EMBEDDINGS_MODEL: 'm' })).toThrow(/EMBEDDINGS_PROVIDER="local": contradicts EMBEDDINGS_URL/);
+      expect(() => loadConfig({ RERANK_MODEL: 'x/y' })).toThrow(/RERANK_MODEL="x\/y": has no effect without RERANK_URL or RERANK_PROVIDER=local/);
+      expect(() => loadConfig({ EMBEDDINGS_PROVIDER: 'http' })).toThrow(/EMBEDDINGS_PROVIDER="http": needs EMBEDDINGS_URL/);
+      expect(() => loadConfig({ EMBEDDINGS_PROVIDER: 'onnx' })).toThrow(/EMBEDDINGS_PROVIDER="onnx": must be one of http, local/);
+    });
+
     it('leaves semantic search off without EMBEDDINGS_URL and RERANK_URL', () => {
       expect(loadConfig({}).semantic).toMatchObject({ embeddings: undefined, rerank: undefined });
     });
@@ -86,6 +98,7 @@ describe('config', () => {
         embeddings: { url: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text', apiKey: 'secret-embed', dimensions: 256 },
         rerank: { url: 'https://api.example.com/v2', model: undefined, apiKey: 'secret-rerank' },
         scanThreads: Math.min(availableCpus(), 4),
+        local: expect.objectContaining({ embeddingsModel: undefined, rerankModel: undefined }),
       });
     });
 

@@ -68,6 +68,13 @@ export const MIN_SESSION_SECRET_CHARS = 32;
 export const MIN_AUTH_SECRET_CHARS = 32;
 /** MAX_CONNECTIONS's default is MAX_SESSIONS plus this: room for the requests in progress beside every session's stream. */
 export const CONNECTIONS_BEYOND_SESSIONS = 500;
+export const EMBEDDINGS_PROVIDERS = ['http', 'local'] as const;
+/** Why this model: see the description of EMBEDDINGS_MODEL. */
+export const DEFAULT_LOCAL_EMBEDDINGS_MODEL = 'Xenova/bge-small-en-v1.5';
+export const DEFAULT_LOCAL_RERANK_MODEL = 'Xenova/ms-marco-MiniLM-L-6-v2';
+export const DEFAULT_MODELS_URL = 'https://huggingface.co';
+/** A local model's threads by default: one core left to the server, and no more than a small model gains from. */
+export const MAX_DEFAULT_MODEL_THREADS = 4;
 /** So that on a large machine one query does not wake every core: measured gains are for 2 threads (docs/BENCHMARKS.md). */
 export const MAX_DEFAULT_SCAN_THREADS = 4;
 
@@ -148,7 +155,13 @@ export const SERVER_VARIABLES = {
   EMBEDDINGS_URL: variable('Semantic search', providerUrl(),
     'OpenAI-compatible base URL; the server calls `POST <url>/embeddings`. Turns on semantic and hybrid search; unset, the server searches by keywords only. ' +
       'A URL with a user name, password or query string is refused: the key goes in `EMBEDDINGS_API_KEY`.'),
-  EMBEDDINGS_MODEL: variable('Semantic search', text(), 'Model name the endpoint serves, e.g. `text-embedding-3-small`; required when `EMBEDDINGS_URL` is set.', { requires: 'EMBEDDINGS_URL' }),
+  EMBEDDINGS_PROVIDER: variable('Semantic search', oneOf(EMBEDDINGS_PROVIDERS, { trim: true }),
+    '`local` runs the embedding model in this process, from `MODELS_DIR` (no endpoint, no key): semantic and hybrid search on, hybrid the default. Needs the model runtime, an optional dependency (`npm ci` installs it, `npm ci --omit=optional` leaves it out). ' +
+      '`http` (or unset, with `EMBEDDINGS_URL`) calls the endpoint.',
+    { shownDefault: '`http` when `EMBEDDINGS_URL` is set, else off' }),
+  EMBEDDINGS_MODEL: variable('Semantic search', text(),
+    'With `EMBEDDINGS_URL`, the model name the endpoint serves, e.g. `text-embedding-3-small` (required). With `EMBEDDINGS_PROVIDER=local`, a Hugging Face model id with ONNX weights, ' +
+      `default \`${DEFAULT_LOCAL_EMBEDDINGS_MODEL}\`: a small English retrieval model (33M parameters, 384 dimensions, 133 MB) whose published SciFact nDCG@10, 0.713, is above BM25's.`),
   EMBEDDINGS_DIMENSIONS: variable('Semantic search', integer(1, MAX_EMBEDDING_DIMENSIONS),
     'Vector length, for models that can shorten theirs, e.g. 512 for `text-embedding-3-small`; shorter vectors search faster (BENCHMARKS.md).',
     { shownDefault: 'the model\'s', requires: 'EMBEDDINGS_URL' }),
@@ -159,8 +172,21 @@ export const SERVER_VARIABLES = {
   EMBEDDINGS_API_KEY: variable('Semantic search', secret(), 'Sent to `EMBEDDINGS_URL` as a bearer token; never logged.', { requires: 'EMBEDDINGS_URL' }),
   RERANK_URL: variable('Semantic search', providerUrl(),
     'Cohere-compatible base URL; `rerank_results` calls `POST <url>/rerank`. Unset, `rerank_results` reorders by BM25F (and embeddings when configured). Refused with a user name, password or query string, as `EMBEDDINGS_URL`.'),
-  RERANK_MODEL: variable('Semantic search', text(), 'Rerank model name; optional for single-model servers such as Text Embeddings Inference.', { requires: 'RERANK_URL' }),
+  RERANK_PROVIDER: variable('Semantic search', oneOf(EMBEDDINGS_PROVIDERS, { trim: true }),
+    '`local` runs a cross-encoder for `rerank_results` in this process, from `MODELS_DIR`, as `EMBEDDINGS_PROVIDER=local` does.',
+    { shownDefault: '`http` when `RERANK_URL` is set, else off' }),
+  RERANK_MODEL: variable('Semantic search', text(),
+    `Rerank model name; optional for single-model servers such as Text Embeddings Inference. With \`RERANK_PROVIDER=local\`, a Hugging Face cross-encoder id with ONNX weights, default \`${DEFAULT_LOCAL_RERANK_MODEL}\` (23M parameters, 91 MB).`),
   RERANK_API_KEY: variable('Semantic search', secret(), 'Sent to `RERANK_URL` as a bearer token; never logged.', { requires: 'RERANK_URL' }),
+  MODELS_DIR: variable('Semantic search', text('./models'),
+    'Where local models live, relative to the working directory: one folder per model id (`MODELS_DIR/Xenova/bge-small-en-v1.5/`) in the layout of its Hugging Face repository (`config.json`, `tokenizer.json`, `tokenizer_config.json`, `onnx/model.onnx`, `1_Pooling/config.json` where it has one). ' +
+      'A model found there loads with no network; `npm run models -- fetch [id…]` fills it ahead.'),
+  MODELS_DOWNLOAD: variable('Semantic search', boolean(true),
+    'Download a local model missing from `MODELS_DIR` on first use. `false`: never reach the network; a missing model leaves keyword search, with the reason in each semantic search\'s note.'),
+  MODELS_URL: variable('Semantic search', url(DEFAULT_MODELS_URL), 'The Hugging Face hub (or a mirror of it) local models are downloaded from.'),
+  MODEL_THREADS: variable('Semantic search', integer(1, 64),
+    'ONNX Runtime threads each local model may use (its own default takes every core). Fewer leave cores to the server, which answers keyword searches while the corpus is embedded.',
+    { shownDefault: `the CPUs this process may use minus one, at least 1 and at most ${MAX_DEFAULT_MODEL_THREADS}` }),
   ALLOW_HTTP_PROVIDER_URL: variable('Semantic search', boolean(false),
     '`true` accepts an http `EMBEDDINGS_URL` or `RERANK_URL` on a host that is not loopback while its `*_API_KEY` is set, for a network path protected otherwise (a private network, a VPN, a TLS sidecar). ' +
       'By default the key must not cross a network in the clear.'),

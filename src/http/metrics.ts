@@ -100,6 +100,8 @@ export interface Metrics {
   setIndexStats(stats: IndexGaugeValues): void;
   /** Read the semantic search state at scrape time. */
   observeSemanticState(read: () => SemanticState['state']): void;
+  /** Read how far the chunk embedding under way has got (undefined when none runs) at scrape time. */
+  observeSemanticProgress(read: () => { embedded: number; total: number } | undefined): void;
   /** After every index build or reload, the boot's included. */
   recordIndexReload(reload: IndexReloadValues): void;
   /** Read the progress of the index build or reload under way (undefined when none) at scrape time. */
@@ -150,6 +152,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   let activeSource: (() => number) | undefined;
   let activeCount = 0;
   let semanticSource: (() => string) | undefined;
+  let semanticProgress: (() => { embedded: number; total: number } | undefined) | undefined;
   let buildSource: (() => BuildProgress | undefined) | undefined;
 
   const httpLabels = ['route', 'method', 'status'] as const;
@@ -168,6 +171,16 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   gauge('corpus_mcp_semantic_state', 'Meaning-based search: 1 for the current state (off: no embeddings endpoint; starting: embedding the chunks; ready; degraded: the endpoint failed, keyword search only), 0 for the others.', ['state'], (states) => {
     const current = semanticSource?.() ?? 'off';
     for (const state of SEMANTIC_STATES) states.set({ state }, state === current ? 1 : 0);
+  });
+  gauge('corpus_mcp_semantic_embedded_chunks', 'Chunks embedded so far by the chunk embedding running now (those found in the vector cache not counted); 0 when none runs.', [], (embedded) => {
+    embedded.reset();
+    const current = semanticProgress?.();
+    if (current !== undefined) embedded.set(current.embedded);
+  });
+  gauge('corpus_mcp_semantic_chunks_to_embed', 'Chunks the chunk embedding running now has to embed (those not in the vector cache); 0 when none runs.', [], (total) => {
+    total.reset();
+    const current = semanticProgress?.();
+    if (current !== undefined) total.set(current.total);
   });
   const semanticFallbacks = counter('corpus_mcp_semantic_fallbacks_total', 'Tool calls answered by keywords because the embeddings or rerank endpoint they would have used was unavailable, by tool.', ['tool']);
   const signInEvents = counter('corpus_mcp_sign_in_events_total', 'Built-in authorization server: sign-ins, allowlist denials and revocations (grants ended by an operator or by a refresh-token replay).', ['event'], SIGN_IN_EVENTS);
@@ -233,6 +246,9 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     },
     observeSemanticState(read) {
       semanticSource = read;
+    },
+    observeSemanticProgress(read) {
+      semanticProgress = read;
     },
     observeIndexBuild(read) {
       buildSource = read;

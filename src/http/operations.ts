@@ -79,7 +79,13 @@ export interface Operations {
 export function createOperations(options: OperationsOptions): Operations {
   const { logger, publicUrl, holder, drainTimeoutMs = SERVER_DEFAULTS.drainTimeoutMs, metricsGuard, authRequired = false, access, indexService, publicMetrics = true, semantic } = options;
   const metrics = options.metrics ?? createMetrics();
-  if (semantic !== undefined) metrics.observeSemanticState(() => semantic.state.state);
+  if (semantic !== undefined) {
+    metrics.observeSemanticState(() => semantic.state.state);
+    metrics.observeSemanticProgress(() => {
+      const state = semantic.state;
+      return state.state === 'starting' ? state.progress : undefined;
+    });
+  }
   const shutdown = createShutdown({ logger, drainTimeoutMs });
 
   holder.wait().then(

@@ -20,7 +20,12 @@ export interface EmbeddingsClientOptions extends ProviderClientOptions {
 }
 
 /** Overrides of the retry policy for one call, e.g. a short budget for a query a user waits on (see RetryPolicy). */
-export type EmbedCallOptions = Partial<Pick<RetryPolicy, 'timeoutMs' | 'maxRetries' | 'budgetMs' | 'retryOnlyWhenTold'>>;
+export type EmbedCallOptions = Partial<Pick<RetryPolicy, 'timeoutMs' | 'maxRetries' | 'budgetMs' | 'retryOnlyWhenTold'>> & {
+  /** What the texts are: a model with a query instruction puts it before queries only. Default 'passage'. */
+  purpose?: 'query' | 'passage';
+  /** Called as batches are answered, with the texts embedded so far and the call's total. */
+  onProgress?: (done: number, total: number) => void;
+};
 
 export interface EmbeddingsClient {
   readonly model: string;
@@ -32,6 +37,8 @@ export interface EmbeddingsClient {
   readonly requestedDimensions: number | undefined;
   /** One unit vector per text, in order (all zeros where the endpoint answered all zeros). Throws `ProviderError`. */
   embed(texts: readonly string[], options?: EmbedCallOptions): Promise<Float32Array[]>;
+  /** Releases what the client holds (a local model's thread); an HTTP client holds nothing. */
+  close?(): Promise<void>;
 }
 
 /**
@@ -124,7 +131,13 @@ export function createEmbeddingsClient(options: EmbeddingsClientOptions): Embedd
       const batches: string[][] = [];
       for (let i = 0; i < texts.length; i += batchSize) batches.push(texts.slice(i, i + batchSize));
       const block = callBlock(texts.length, shown, requested);
-      const answers = await mapLimited(batches, concurrency, (batch, i, signal) => embedBatch(batch, policy, signal, (length) => block(length, i * batchSize, batch.length)));
+      let done = 0;
+      const answers = await mapLimited(batches, concurrency, async (batch, i, signal) => {
+        const answer = await embedBatch(batch, policy, signal, (length) => block(length, i * batchSize, batch.length));
+        done += batch.length;
+        call.onProgress?.(done, texts.length);
+        return answer;
+      });
       const vectors = answers.flat();
       // The block held every vector of the call to one length. Across calls the latest length wins: a
       // model swapped behind the same name is the semantic service's to notice (its stored vectors no

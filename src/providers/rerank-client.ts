@@ -14,6 +14,8 @@ export interface RerankClient {
   readonly model: string | undefined;
   /** One relevance score per document, in input order (higher is more relevant). Throws `ProviderError`. */
   rerank(query: string, documents: readonly string[]): Promise<number[]>;
+  /** Releases what the client holds (a local model's thread). */
+  close?(): Promise<void>;
 }
 
 /** Bytes of one result: `{"index":1999,"relevance_score":-1.2345678901234567e-10}` with room for extra fields. */

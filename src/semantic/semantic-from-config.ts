@@ -2,6 +2,7 @@ import type { SemanticConfig } from '../config/config.js';
 import type { Logger } from '../logger.js';
 import { createEmbeddingsClient } from '../providers/embeddings-client.js';
 import { createRerankClient } from '../providers/rerank-client.js';
+import { localEmbeddings, localRerank } from './local-providers.js';
 import { SemanticService, type SemanticServiceOptions } from './semantic-service.js';
 
 /** Provider settings that are not configuration: tests shorten the waits. */
@@ -20,8 +21,11 @@ export function semanticServiceFromConfig(config: SemanticConfig, logger: Logger
   const { embedTimeoutMs, embedMaxRetries, backoffMs, ...serviceTuning } = tuning;
   const e = config.embeddings;
   const r = config.rerank;
+  const local = config.local ?? { embeddingsModel: undefined, rerankModel: undefined, modelsDir: '', download: false, hubUrl: '', threads: 1 };
   const embeddings =
-    e === undefined
+    local.embeddingsModel !== undefined
+      ? localEmbeddings(local, local.embeddingsModel, logger)
+      : e === undefined
       ? undefined
       : createEmbeddingsClient({
           url: e.url,
@@ -33,11 +37,23 @@ export function semanticServiceFromConfig(config: SemanticConfig, logger: Logger
           ...(embedMaxRetries !== undefined ? { maxRetries: embedMaxRetries } : {}),
           ...(backoffMs !== undefined ? { backoffMs } : {}),
         });
-  const rerank = r === undefined ? undefined : createRerankClient({ url: r.url, model: r.model, apiKey: r.apiKey, logger, ...(backoffMs !== undefined ? { backoffMs } : {}) });
+  const rerank =
+    local.rerankModel !== undefined
+      ? localRerank(local, local.rerankModel, logger)
+      : r === undefined
+        ? undefined
+        : createRerankClient({ url: r.url, model: r.model, apiKey: r.apiKey, logger, ...(backoffMs !== undefined ? { backoffMs } : {}) });
   if (e !== undefined) {
     logger.info(
       { embeddings_url: new URL(e.url).origin, model: e.model, dimensions: e.dimensions ?? 'the model default', api_key: e.apiKey !== undefined },
       'embeddings endpoint configured: hybrid search is the default once the chunks are embedded',
+    );
+  }
+  for (const [task, model] of [['embedding', local.embeddingsModel], ['rerank', local.rerankModel]] as const) {
+    if (model === undefined) continue;
+    logger.info(
+      { model, models_dir: local.modelsDir, downloads: local.download, threads: local.threads },
+      task === 'embedding' ? 'local embedding model configured: hybrid search is the default once the chunks are embedded' : 'local rerank model configured for rerank_results',
     );
   }
   if (r !== undefined) {

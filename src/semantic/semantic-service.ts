@@ -5,6 +5,7 @@
 // note, and a background timer keeps retrying the chunk embedding until it succeeds.
 import type { Logger } from '../logger.js';
 import type { EmbeddingsClient } from '../providers/embeddings-client.js';
+import { CodedError } from '../coded-error.js';
 import { ProviderError } from '../providers/provider-error.js';
 import type { RerankClient } from '../providers/rerank-client.js';
 import type { SearchIndex } from '../search/search-index.js';
@@ -16,7 +17,7 @@ export type SemanticState =
   /** No embeddings endpoint configured: keyword search only, by choice. */
   | { state: 'off' }
   /** Waiting for an index, or embedding its chunks; keyword search meanwhile. */
-  | { state: 'starting'; reason: string }
+  | { state: 'starting'; reason: string; progress?: { embedded: number; total: number } }
   | { state: 'ready'; model: string; dimensions: number; chunks: number }
   /** The endpoint failed; keyword search until a background retry succeeds. */
   | { state: 'degraded'; reason: string; code: string; nextRetryMs: number };
@@ -184,7 +185,7 @@ export class SemanticService {
     try {
       // A user waits: no guessed backoff, but a Retry-After (a short 429) is honoured when the wait and
       // the next attempt fit in the query's budget; otherwise the tool answers by keywords at once.
-      const budget = { timeoutMs: this.#queryTimeoutMs, budgetMs: this.#queryTimeoutMs, maxRetries: QUERY_RETRIES, retryOnlyWhenTold: true };
+      const budget = { timeoutMs: this.#queryTimeoutMs, budgetMs: this.#queryTimeoutMs, maxRetries: QUERY_RETRIES, retryOnlyWhenTold: true, purpose: 'query' as const };
       const [vector] = (await this.#embeddings.embed([query], budget)) as [Float32Array];
       if (vector.length !== dimensions) {
         this.#embedAgain(dimensions, vector.length);
@@ -223,11 +224,13 @@ export class SemanticService {
     return this.#saving;
   }
 
-  /** Stops background retries and the vector scan's threads. */
+  /** Stops background retries, the vector scan's threads and a local model's threads. */
   close(): void {
     this.#closed = true;
     clearTimeout(this.#timer);
     this.#replaceVectors(undefined);
+    void this.#embeddings?.close?.();
+    void this.#rerank?.close?.();
   }
 
   /**
@@ -275,7 +278,15 @@ export class SemanticService {
       for (;;) {
         missing = [];
         for (let i = 0; i < total; i += 1) if (cache?.get(keys[i] as string) === undefined) missing.push(i);
-        fresh = await embeddings.embed(missing.map((i) => passages[i] as string));
+        // Progress is read at scrape time (/readyz, /metrics), not a change of state.
+        const progress = (embedded: number) => {
+          if (this.#index === index && this.#state.state === 'starting') this.#state = { ...this.#state, progress: { embedded, total: missing.length } };
+        };
+        progress(0);
+        fresh = await embeddings.embed(
+          missing.map((i) => passages[i] as string),
+          { onProgress: progress },
+        );
         const answered = fresh[0]?.length;
         if (cache === undefined || answered === undefined || answered === cache.dimensions) break;
         // Another model behind the same name: the cached vectors cannot be ranked beside the new ones.
@@ -351,7 +362,7 @@ export class SemanticService {
 }
 
 function codeOf(error: unknown): string {
-  return error instanceof ProviderError ? error.code : 'internal';
+  return error instanceof CodedError ? (error.code as string) : 'internal';
 }
 
 function describe(error: unknown): string {

@@ -1,0 +1,63 @@
+// The local models' clients for the semantic service, their module loaded only when a local provider
+// is configured: a keyword-only server never loads it, nor the model runtime, which only a model's own
+// thread imports. The model starts loading at once, in its thread, while the index is produced.
+import type { LocalModelsConfig } from '../config/config.js';
+import type { ModelInfo } from '../local-models/model-thread.js';
+import type { Logger } from '../logger.js';
+import type { EmbeddingsClient } from '../providers/embeddings-client.js';
+import type { RerankClient } from '../providers/rerank-client.js';
+
+function threadOptions(config: LocalModelsConfig, id: string, logger: Logger, task: string) {
+  return {
+    modelsDir: config.modelsDir,
+    id,
+    threads: config.threads,
+    allowDownloads: config.download,
+    hubUrl: config.hubUrl,
+    onProgress: (what: string) => logger.info({ model: id, models_dir: config.modelsDir }, what),
+    onLoaded: (info: ModelInfo) =>
+      logger.info(
+        {
+          model: id,
+          max_tokens: info.maxTokens,
+          pooling: info.pooling,
+          pooling_from: info.poolingFrom,
+          declares_normalize: info.declaresNormalize,
+          query_prefix: info.queryPrefix,
+          threads: config.threads,
+        },
+        `local ${task} model loaded`,
+      ),
+  };
+}
+
+export function localEmbeddings(config: LocalModelsConfig, id: string, logger: Logger): EmbeddingsClient {
+  const client = import('../local-models/local-embeddings.js').then(({ createLocalEmbeddings }) => createLocalEmbeddings(threadOptions(config, id, logger, 'embedding')));
+  client.catch(() => undefined); // every call awaits it and reports its failure
+  let dimensions: number | undefined;
+  return {
+    model: id,
+    batchSize: 16,
+    requestedDimensions: undefined,
+    get dimensions() {
+      return dimensions;
+    },
+    async embed(texts, call) {
+      const local = await client;
+      const vectors = await local.embed(texts, call);
+      dimensions = local.dimensions;
+      return vectors;
+    },
+    close: async () => (await client).close(),
+  };
+}
+
+export function localRerank(config: LocalModelsConfig, id: string, logger: Logger): RerankClient {
+  const client = import('../local-models/local-rerank.js').then(({ createLocalRerank }) => createLocalRerank(threadOptions(config, id, logger, 'rerank')));
+  client.catch(() => undefined);
+  return {
+    model: id,
+    rerank: async (query, documents) => (await client).rerank(query, documents),
+    close: async () => (await client).close(),
+  };
+}
