@@ -10,7 +10,7 @@ const FILES = [
   'src/search', 'src/providers', 'src/semantic', 'src/mcp', 'src/corpus',
   'test/mcp-server.e2e.test.ts', 'test/dual-era.e2e.test.ts', 'test/formats.e2e.test.ts',
   'test/semantic.e2e.test.ts', 'test/semantic-restart.e2e.test.ts', 'test/server-card.e2e.test.ts',
-  'test/deploy.test.ts', 'test/deploy-landing.test.ts', 'test/bundled-corpus.e2e.test.ts',
+  'test/deploy.test.ts', 'test/deploy-landing.test.ts', 'test/bundled-corpus.e2e.test.ts', 'test/local-models.e2e.test.ts',
 ];
 
 const tools = await modernTools();
