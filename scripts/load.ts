@@ -109,9 +109,8 @@ async function serveChild(argv: readonly string[]): Promise<void> {
   const { loadCorpus } = await import('../src/corpus/load-corpus.js');
   const { SearchIndex } = await import('../src/search/search-index.js');
   const { IndexHolder } = await import('../src/mcp/index-holder.js');
-  const { assembleServer } = await import('../src/http/assemble.js');
+  const { assembleServer, listenOptions } = await import('../src/http/assemble.js');
   const { semanticServiceFromConfig } = await import('../src/semantic/semantic-from-config.js');
-  const { httpServerOptions } = await import('../src/http/server-options.js');
   const { createLogger } = await import('../src/logger.js');
 
   const corpusDir = argv[argv.indexOf('--corpus') + 1] as string;
@@ -126,7 +125,7 @@ async function serveChild(argv: readonly string[]): Promise<void> {
   // Assembled as main.ts assembles it, with the production defaults for every limit.
   const assembled = assembleServer({ config, semantic: semanticServiceFromConfig(config.semantic, logger), holder, logger, publicUrl: 'http://127.0.0.1', version: 'load' });
   const server = serve(
-    { fetch: assembled.app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs }) },
+    { fetch: assembled.app.fetch, hostname: '127.0.0.1', port: 0, serverOptions: listenOptions(config) },
     (info) => process.send!({ type: 'listening', port: info.port } satisfies ToParent),
   );
   const gc = (globalThis as { gc?: () => void }).gc;

@@ -43,7 +43,6 @@ async function main(): Promise<void> {
     import('./auth/static-tokens.js'),
     import('./auth/token-file.js'),
     import('./http/assemble.js'),
-    import('./http/server-options.js'),
     import('./index-service/corpus-watcher.js'),
     import('./index-service/index-service.js'),
     import('./semantic/vector-cache-file.js'),
@@ -76,8 +75,7 @@ async function main(): Promise<void> {
     { serve },
     { StaticTokenConfigError },
     { readTokenFile, TokenFileError },
-    { assembleServer },
-    { httpServerOptions },
+    { assembleServer, listenOptions },
     { watchCorpus },
     { IndexService },
     { vectorCacheFile, vectorCachePath },
@@ -143,7 +141,7 @@ async function main(): Promise<void> {
   // every URL the server derives from its own address (PUBLIC_URL's default, hence the OAuth issuer
   // and resource, the landing page, the /mcp page, the server card) must name the bound one. A
   // request arriving meanwhile waits the moment the assembly takes.
-  const serverOptions = httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs });
+  const serverOptions = listenOptions(config);
   const assembledFetch: { fetch?: AssembledServer['app']['fetch'] } = {};
   let appReady = (): void => undefined;
   const assembledApp = new Promise<void>((resolve) => (appReady = resolve));

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
 import { escapeHtml, landingRoute, renderLanding } from '../src/http/routes/landing.js';
 import { mcpResourceUrl } from '../src/server-paths.js';
-import { TOOLS } from '../src/mcp/tools/create-tools.js';
+import { connectClient, startTestServer } from './support/test-server.js';
 
 describe('landingRoute', () => {
   const app = (publicUrl: string, stats = () => ({ documents: 7, chunks: 31 }) as { documents: number; chunks: number } | undefined) => {
@@ -53,10 +53,18 @@ describe('landingRoute', () => {
     expect(html).toContain('a bearer token that the operator of this server gave you');
   });
 
-  it('lists every tool the server offers, with its title', () => {
-    const html = renderLanding({ publicUrl: 'https://d.example', stats: () => undefined });
-    expect(TOOLS.map((t) => t.name)).toContain('rerank_results');
-    for (const tool of TOOLS) expect(html).toContain(`<code>${tool.name}</code> — ${escapeHtml(tool.listing.title ?? '')}`);
+  it('lists every tool the server offers (its tools/list), with its title', async () => {
+    const server = await startTestServer();
+    try {
+      const html = await (await fetch(`${server.url}/`)).text();
+      const { client } = await connectClient(server.mcpUrl);
+      const { tools } = await client.listTools();
+      await client.close();
+      expect(tools.map((t) => t.name)).toContain('rerank_results');
+      for (const tool of tools) expect(html).toContain(`<code>${tool.name}</code> — ${escapeHtml(tool.title ?? '')}`);
+    } finally {
+      await server.close();
+    }
   });
 
   it('tells a claude.ai user that a loopback URL cannot work there, and points to mcp-remote', () => {

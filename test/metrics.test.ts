@@ -32,6 +32,7 @@ describe('createMetrics', () => {
   describe('recordToolCall', () => {
     it('counts calls and observes latency by tool, outcome and era', async () => {
       const metrics = createMetrics({ defaultMetrics: false });
+      metrics.knowTools(['search_documents', 'get_chunk']);
       metrics.recordToolCall({ tool: 'get_chunk', outcome: 'ok', era: 'legacy', durationSeconds: 0.002 });
       metrics.recordToolCall({ tool: 'get_chunk', outcome: 'tool_error', era: 'legacy', durationSeconds: 0.001 });
       metrics.recordToolCall({ tool: 'get_chunk', outcome: 'ok', era: 'legacy', durationSeconds: 0.003 });
@@ -44,6 +45,7 @@ describe('createMetrics', () => {
 
     it('labels a tool name outside the known list as unknown', async () => {
       const metrics = createMetrics({ defaultMetrics: false });
+      metrics.knowTools(['search_documents', 'get_chunk']);
       metrics.recordToolCall({ tool: 'drop_tables; --', outcome: 'protocol_error', era: 'legacy', durationSeconds: 0 });
       const samples = await scrape(metrics);
       expect(sampleValue(samples, 'corpus_mcp_tool_calls_total', { tool: 'unknown', outcome: 'protocol_error', era: 'legacy' })).toBe(1);

@@ -7,6 +7,7 @@ import { ConfigError } from '../src/config/config-error.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { createAuthentication } from '../src/http/authentication.js';
 import { httpServerOptions } from '../src/http/server-options.js';
+import { createLogger } from '../src/logger.js';
 import { SessionRegistry } from '../src/mcp/sessions/session-registry.js';
 import type { Session } from '../src/mcp/sessions/session-registry.js';
 import { listening } from './support/listening.js';
@@ -457,13 +458,18 @@ describe('limits', () => {
     it('treats a client that disconnects halfway through a chunked body as its own doing: no error logged, the server serves on', async () => {
       const errors: string[] = [];
       const debugs: string[] = [];
-      const ignore = () => {};
-      const logger = {
-        debug: (_fields: Record<string, unknown>, message?: string) => debugs.push(message ?? ''),
-        info: ignore,
-        warn: ignore,
-        error: (_fields: Record<string, unknown>, message?: string) => errors.push(message ?? ''),
-      };
+      const logger = createLogger({
+        level: 'debug',
+        destination: {
+          write: (chunk: string) => {
+            for (const line of chunk.split('\n').filter(Boolean)) {
+              const { level, msg = '' } = JSON.parse(line) as { level: string; msg?: string };
+              if (level === 'debug') debugs.push(msg);
+              if (level === 'error') errors.push(msg);
+            }
+          },
+        },
+      });
       const dropped = () => debugs.filter((m) => m === 'client closed the connection before its request body arrived').length;
       const server = await start({ logger });
       const session = await openSession(server.mcpUrl);

@@ -1,14 +1,14 @@
 // The whole HTTP server as configured: operations (request ids, logs, metrics, probes, drain),
 // authentication, the MCP endpoint, each built as a mountable part, and the app that mounts them.
-// main.ts, the load tool and the end-to-end tests that check what an operator or an authenticated
-// client sees (auth conformance, sign-in, metrics, logs) call this, so what they observe is what
-// production runs; the other end-to-end tests mount the parts themselves (test/support/test-server.ts).
+// main.ts, the load tool and every end-to-end test's server (test/support/) call this, so what the
+// tests observe is what production runs; tests change it only through the configuration and the
+// overrides below.
 //
 // Built in dependency order: the metrics registry first, since sign-in and authentication count into
 // it; then authentication, whose guard operations takes; then operations; then the endpoint, which
 // operations observes; then the app. Each part only reads what was built before it.
-import type { Server } from 'node:http';
-import type { Hono } from 'hono';
+import type { Server, ServerOptions } from 'node:http';
+import type { Hono, MiddlewareHandler } from 'hono';
 import type { createSignIn, SignInOptions } from '../auth/server/sign-in.js';
 import { isLoopbackHost } from '../config/loopback-host.js';
 import type { Config } from '../config/config.js';
@@ -28,6 +28,7 @@ import { requestScopedLogger } from './middleware/request-id.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { endpointCardRoutes } from './routes/server-card.js';
 import { protectedResourceMetadataUrl } from './routes/well-known.js';
+import { httpServerOptions } from './server-options.js';
 import { guardSockets } from './socket-guards.js';
 import { createMetrics } from './metrics.js';
 import { createOperations } from './operations.js';
@@ -71,6 +72,11 @@ export interface AssembleOptions {
   sharedStore?: Store;
   /** Endpoint options that config cannot express (e.g. an idle TTL in milliseconds for tests). Applied last. */
   overrides?: Partial<Omit<McpEndpointOptions, 'holder'>>;
+  /**
+   * Stands in for the configured authentication of /mcp (tests: a middleware that sets the principal
+   * itself); the endpoint then counts as authenticated. Default the configuration's.
+   */
+  authenticate?: MiddlewareHandler;
 }
 
 export interface AssembledServer {
@@ -93,6 +99,11 @@ function requireSignIn(factory: typeof createSignIn | undefined): typeof createS
 function requireStore(store: Store | undefined): Store {
   if (store === undefined) throw new TypeError('LOGIN_PROVIDER is set: open the store (AUTH_DATA_DIR) and pass it as authStore');
   return store;
+}
+
+/** The listening socket's options (http.createServer's) from the configuration. */
+export function listenOptions(config: Config): ServerOptions {
+  return httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs });
 }
 
 export function assembleServer(options: AssembleOptions): AssembledServer {
@@ -118,13 +129,14 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     onRefused: (reason) => metrics.recordAuthFailure(reason),
     ...(oauthTuning ? { oauthTuning } : {}),
   });
+  const authenticate = options.authenticate ?? authentication.authenticate;
   const ops = createOperations({
     metrics,
     logger,
     publicUrl,
     holder,
     drainTimeoutMs: config.drainTimeoutMs,
-    authRequired: authentication.required,
+    authRequired: authenticate !== undefined,
     access: {
       oauth: config.auth.login !== undefined || config.auth.oauth !== undefined,
       staticTokens: config.auth.staticTokens.length > 0 || fileTokens.length > 0,
@@ -138,9 +150,9 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
   });
   const secretWarning = sessionSecretWarning(config);
   if (secretWarning !== undefined) logger.warn({}, secretWarning);
-  const mcp = createMcpEndpoint({
+  const endpointOptions: McpEndpointOptions = {
     holder,
-    authenticated: authentication.required,
+    authenticated: authenticate !== undefined,
     sessionsEnabled: config.sessions.enabled,
     ...(config.sessions.secret !== undefined ? { sessionSecret: config.sessions.secret } : {}),
     sessionMaxAgeSeconds: config.sessions.maxAgeSeconds,
@@ -162,7 +174,8 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     ...(options.viewerHtml !== undefined ? { viewerHtml: options.viewerHtml } : {}),
     logger: ops.logger,
     ...overrides,
-  });
+  };
+  const mcp = createMcpEndpoint(endpointOptions);
   ops.observe(mcp);
   const app = createApp({
     publicUrl,
@@ -178,14 +191,14 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
         authorization:
           config.auth.oauth !== undefined || config.auth.login !== undefined
             ? { type: 'oauth2', protectedResourceMetadata: protectedResourceMetadataUrl(config.auth.resource) }
-            : authentication.required
+            : authenticate !== undefined
               ? { type: 'bearer' }
               : { type: 'none' },
       }),
       ops.routes,
       authentication.routes,
     ],
-    mcp: mcpRoutes({ handler: mcp.fetch, publicUrl, maxBodyBytes: config.maxBodyBytes, before: ops.beforeMcp, authenticate: authentication.authenticate }),
+    mcp: mcpRoutes({ handler: mcp.fetch, publicUrl, maxBodyBytes: endpointOptions.maxBodyBytes ?? config.maxBodyBytes, before: ops.beforeMcp, authenticate }),
   });
   const attach = (server: Server) => {
     ops.attach(server, mcp);

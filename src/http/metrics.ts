@@ -13,17 +13,12 @@ import { RELOAD_OUTCOMES } from '../index-service/index-service.js';
 import type { ReloadOutcome } from '../index-service/index-service.js';
 import { SIGN_IN_EVENTS } from '../auth/server/protocol.js';
 import type { SignInEvent } from '../auth/server/protocol.js';
-import { TOOLS } from '../mcp/tools/create-tools.js';
 import { SESSION_REFUSALS } from '../mcp/sessions/durable-sessions.js';
 import type { SessionRefusal } from '../mcp/sessions/durable-sessions.js';
 import { SESSION_END_REASONS } from '../mcp/sessions/session-registry.js';
 import type { SessionEndReason } from '../mcp/sessions/session-registry.js';
 import { progressRatio } from '../index-service/build-progress.js';
 import type { BuildProgress } from '../index-service/build-progress.js';
-
-/** The tools the server offers; any other name is counted as 'unknown'. */
-export const KNOWN_TOOLS: readonly string[] = TOOLS.map((tool) => tool.name);
-
 
 /** Why a request was refused by auth; anything else is counted as 'other'. */
 export const AUTH_FAILURE_REASONS = [...AUTH_ERROR_CODES, 'session_principal_mismatch', 'metrics_token'] as const;
@@ -57,8 +52,6 @@ export interface IndexReloadValues {
 }
 
 export interface CreateMetricsOptions {
-  /** Tool names accepted as label values. Default `KNOWN_TOOLS`. */
-  toolNames?: readonly string[];
   /** Register prom-client's process and Node runtime metrics (heap, GC, event loop lag, fds). Default true. */
   defaultMetrics?: boolean;
   /** Wall-clock time the process booted, in ms since the epoch. Default `Date.now()` at creation. */
@@ -83,6 +76,8 @@ export interface Metrics {
   readonly registry: Registry;
   /** HTTP request finished (or failed). `route` must be a registered pattern, never a raw path. */
   recordHttpRequest(method: string, route: string, status: number, durationSeconds: number): void;
+  /** The tools the server offers (its service's table): a call to any other name is labelled 'unknown'. Default none. */
+  knowTools(names: Iterable<string>): void;
   recordToolCall(call: ToolCallRecord): void;
   /** A request reached the MCP handler and was routed to `era`. */
   recordMcpRequest(era: McpEra): void;
@@ -144,8 +139,8 @@ function metricDeclarations(registry: Registry) {
 }
 
 export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
-  const { toolNames = KNOWN_TOOLS, defaultMetrics = true, bootTimeMs = Date.now() } = options;
-  const tools = new Set(toolNames);
+  const { defaultMetrics = true, bootTimeMs = Date.now() } = options;
+  let tools = new Set<string>();
   const authReasons = new Set<string>(AUTH_FAILURE_REASONS);
   const registry = new Registry();
   const { counter, gauge, histogram } = metricDeclarations(registry);
@@ -228,6 +223,9 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     recordSessionEnded(reason) {
       activeCount = Math.max(0, activeCount - 1);
       sessionsEnded.inc({ reason });
+    },
+    knowTools(names) {
+      tools = new Set(names);
     },
     observeActiveSessions(read) {
       activeSource = read;

@@ -96,8 +96,10 @@ export function createOperations(options: OperationsOptions): Operations {
   indexService?.onReload((reload) => metrics.recordIndexReload(reload));
   if (indexService) metrics.observeIndexBuild(() => indexService.status().progress);
 
+  // The tools are the endpoint's, known once it is observed.
+  let tools: readonly { name: string; title?: string | undefined }[] = [];
   const routes = new Hono();
-  routes.get('/', landingRoute({ publicUrl, authRequired, ...access, stats: () => holder.current?.index.stats }));
+  routes.get('/', landingRoute({ publicUrl, authRequired, ...access, stats: () => holder.current?.index.stats, tools: () => tools }));
   const metricsRoutes = new Hono();
   if (metricsGuard) metricsRoutes.use(SERVER_PATHS.metrics, metricsGuard);
   metricsRoutes.get(SERVER_PATHS.metrics, metricsRoute({ metrics }));
@@ -121,7 +123,9 @@ export function createOperations(options: OperationsOptions): Operations {
       indexStatus: indexService ? () => indexService.status() : undefined,
     }),
     routes,
-    observe({ events, sessions }) {
+    observe({ events, sessions, service }) {
+      tools = service.listToolsResult.tools;
+      metrics.knowTools(tools.map((tool) => tool.name));
       events.on('session', (event) => {
         if (event.type === 'created') metrics.recordSessionCreated();
         else metrics.recordSessionEnded(event.type);

@@ -13,7 +13,7 @@ import type { McpEvents } from './mcp-events.js';
 import type { SemanticService } from '../semantic/semantic-service.js';
 import { McpRequestError } from './mcp-request-error.js';
 import { listResources, readResource } from './resources.js';
-import { createTools, TOOLS } from './tools/create-tools.js';
+import { createTools } from './tools/create-tools.js';
 import { SnapshotError } from '../search/index-snapshot.js';
 import { ToolError } from './tools/tool-error.js';
 import type { ToolErrorCode } from './tools/tool-error.js';
@@ -125,7 +125,7 @@ export function createMcpService(options: McpServiceOptions): McpService {
   }
   const limits = resolveToolLimits(toolLimits);
   const semanticSearch = semantic?.enabled ?? false;
-  const tools = toolLimits === undefined && !semanticSearch ? TOOLS : createTools(limits, { semanticSearch });
+  const tools = createTools(limits, { semanticSearch });
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
   const toolNames = tools.map((t) => t.name).join(', ');
   const listToolsResult: ListToolsResult = Object.freeze({ tools: tools.map((t) => (viewerHtml === undefined ? t.listing : withViewer(t.listing))) });

@@ -1,28 +1,27 @@
-// Starts the real app on an ephemeral loopback port, over a corpus written to a temp folder (or the
-// bundled one), for end-to-end tests and scripts. The index is built the way main builds it, either at
-// once or when the test says so (to observe readiness).
-import type { ServerOptions } from 'node:http';
+// Starts the server as main composes it (assembleServer: operations, authentication, the MCP endpoint,
+// socket guards, the configuration's mapping) on an ephemeral loopback port, over a corpus written to
+// a temp folder (or the bundled one), for end-to-end tests and scripts. What a test sets is either
+// environment (through loadConfig) or one of assembleServer's overrides. The index is built the way
+// main builds it, either at once or when the test says so (to observe readiness).
+import type { Server, ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import type { ServerType } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { loadCorpus } from '../../src/corpus/load-corpus.js';
 import type { Hono, MiddlewareHandler } from 'hono';
-import { createApp } from '../../src/http/app.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { loadCorpus } from '../../src/corpus/load-corpus.js';
+import { assembleServer, listenOptions } from '../../src/http/assemble.js';
+import type { AssembledServer } from '../../src/http/assemble.js';
 import type { AppEnv } from '../../src/http/app-env.js';
-import { healthRoutes } from '../../src/http/routes/health.js';
-import type { HealthRoutesOptions } from '../../src/http/routes/health.js';
-import { mcpRoutes } from '../../src/http/routes/mcp.js';
-import { endpointCardRoutes } from '../../src/http/routes/server-card.js';
-import type { ServerCardAuthorization } from '../../src/http/routes/server-card.js';
-import { SERVER_DEFAULTS } from '../../src/config/server-defaults.js';
+import { createLogger } from '../../src/logger.js';
+import type { AppLogger } from '../../src/logger.js';
 import { IndexHolder } from '../../src/mcp/index-holder.js';
-import { createMcpEndpoint } from '../../src/mcp/mcp-endpoint.js';
 import type { McpEndpointOptions } from '../../src/mcp/mcp-endpoint.js';
 import type { McpEventListener } from '../../src/mcp/mcp-events.js';
 import type { SessionRegistry } from '../../src/mcp/sessions/session-registry.js';
 import { SearchIndex } from '../../src/search/search-index.js';
+import { semanticServiceFromConfig } from '../../src/semantic/semantic-from-config.js';
 import { SAMPLE_FILES, writeTempCorpus } from './sample-corpus.js';
 
 /** The app as the tests reach into it: the Hono app, the live legacy sessions, and closing them all. */
@@ -32,18 +31,14 @@ export interface CorpusApp {
   close(): Promise<void>;
 }
 
-/** The parts a test may set, mounted the way src/http/assemble.ts mounts them (without config). */
-export interface TestServerOptions extends Partial<Omit<McpEndpointOptions, 'holder' | 'authenticated'>>, Pick<HealthRoutesOptions, 'notReadyReason' | 'indexStatus'> {
-  /** Mounted before every route (request ids, HTTP metrics). Default none. */
-  middleware?: readonly MiddlewareHandler[];
-  /** Mounted on /mcp after the Host check and before authentication. Default none. */
-  beforeMcp?: readonly MiddlewareHandler[];
-  /** Authentication for /mcp; omit to serve without. */
+/** What a test may set: endpoint options are assembleServer's overrides, applied over the configuration's. */
+export interface TestServerOptions extends Partial<Omit<McpEndpointOptions, 'holder' | 'authenticated' | 'logger'>> {
+  /** Environment read by loadConfig, as main reads process.env. Default none (every default). */
+  env?: Record<string, string>;
+  /** Stands in for the configured authentication of /mcp (e.g. a middleware that sets the principal). Default the configuration's. */
   authenticate?: MiddlewareHandler;
-  /** What the server card says a client needs. Default bearer when `authenticate` is set, else none. */
-  cardAuthorization?: ServerCardAuthorization;
-  /** Further open routes, mounted after the server card. Default none. */
-  routes?: Hono;
+  /** The process logger. Default silent. */
+  logger?: AppLogger;
   /** Listeners of the endpoint's events (src/mcp/mcp-events.ts). */
   onSessionEvent?: McpEventListener<'session'>;
   onToolCall?: McpEventListener<'toolCall'>;
@@ -55,8 +50,9 @@ export interface TestServerOptions extends Partial<Omit<McpEndpointOptions, 'hol
   corpusDir?: string;
   /** false: leave the index unbuilt until `buildIndex()` is called. Default true. */
   buildIndex?: boolean;
+  /** Origin clients use. Default the ephemeral port's. */
   publicUrl?: string;
-  /** Passed to http.createServer (socket timeouts). Default none. */
+  /** Passed to http.createServer (socket timeouts). Default the configuration's, as main's. */
   serverOptions?: ServerOptions;
 }
 
@@ -71,42 +67,75 @@ export interface TestServer {
   /** Requests that have begun waiting for the index so far (an unbuilt index holds them). */
   readonly waitingForIndex: number;
   app: CorpusApp;
+  /** The composition itself: operations (metrics, drain), authentication, the endpoint. */
+  assembled: AssembledServer;
   buildIndex(): void;
   close(): Promise<void>;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const { files = SAMPLE_FILES, corpusDir: givenDir, buildIndex: buildNow = true, publicUrl, serverOptions, ...appOptions } = options;
+  const {
+    files = SAMPLE_FILES,
+    corpusDir: givenDir,
+    buildIndex: buildNow = true,
+    publicUrl,
+    serverOptions,
+    env = {},
+    authenticate,
+    logger = createLogger({ level: 'silent' }),
+    onSessionEvent,
+    onToolCall,
+    onRequestEra,
+    onSessionLookup,
+    semantic: givenSemantic,
+    ...overrides
+  } = options;
   const temp = await writeTempCorpus(givenDir ? {} : files);
   const { workDir } = temp;
   const corpusDir = givenDir ?? temp.corpusDir;
+  const config = loadConfig({ CORPUS_DIR: corpusDir, ...env });
   const corpus = await loadCorpus(corpusDir);
   const holder = new IndexHolder();
-  // Counted so a test can wait until its requests are held by the unbuilt index, not for a while.
+  const buildIndex = () => holder.set({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
+  const semantic = givenSemantic ?? semanticServiceFromConfig(config.semantic, logger);
+
+  // The public URL is only known once the port is, so the server is assembled once listening. The
+  // Node bindings (the socket, hence the client address) are passed on as `serve` gives them.
+  const built: { server?: AssembledServer } = {};
+  const fetch = (request: Request, bindings: unknown) => built.server!.app.fetch(request, bindings);
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = serve({ fetch, hostname: '127.0.0.1', port: 0, serverOptions: serverOptions ?? listenOptions(config) }, () => resolve(listening as Server));
+    listening.on('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  const assembled = assembleServer({
+    config,
+    holder,
+    logger,
+    semantic,
+    publicUrl: publicUrl ?? url,
+    ...(authenticate ? { authenticate } : {}),
+    overrides,
+  });
+  built.server = assembled;
+  // Counted so a test can wait until its requests are held by the unbuilt index, not for a while; from
+  // here on, so that the composition's own wait (operations' index gauges) is not counted.
   let waitingForIndex = 0;
   const wait = holder.wait.bind(holder);
   holder.wait = () => {
     waitingForIndex += 1;
     return wait();
   };
-  const buildIndex = () => holder.set({ index: SearchIndex.build(corpus.documents), skipped: corpus.skipped });
-
-  let server: ServerType | undefined;
-  let app: CorpusApp | undefined;
-  const port = await new Promise<number>((resolve, reject) => {
-    // The public URL is only known once the port is; the app is created lazily on first request. The
-    // Node bindings (the socket, hence the client address) are passed on as `serve` gives them.
-    let created: CorpusApp | undefined;
-    const fetch = (request: Request, env: unknown) => created!.app.fetch(request, env);
-    server = serve({ fetch, hostname: '127.0.0.1', port: 0, ...(serverOptions ? { serverOptions } : {}) }, (info: AddressInfo) => {
-      created = mountApp(holder, publicUrl ?? `http://127.0.0.1:${info.port}`, appOptions);
-      app = created;
-      resolve(info.port);
-    });
-    server.on('error', reject);
-  });
+  const { events } = assembled.mcp;
+  if (onSessionEvent) events.on('session', onSessionEvent);
+  if (onToolCall) events.on('toolCall', onToolCall);
+  if (onRequestEra) events.on('request', onRequestEra);
+  if (onSessionLookup) events.on('sessionLookup', onSessionLookup);
+  assembled.attach(server);
+  const { mcp } = assembled;
+  const app: CorpusApp = { app: assembled.app, sessions: mcp.sessions, close: () => mcp.close() };
   if (buildNow) buildIndex();
-  const url = `http://127.0.0.1:${port}`;
   return {
     url,
     mcpUrl: new URL(`${url}/mcp`),
@@ -117,14 +146,16 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     get waitingForIndex() {
       return waitingForIndex;
     },
-    app: app!,
+    app,
+    assembled,
     buildIndex,
     async close() {
-      await app!.close();
+      await app.close();
+      if (givenSemantic === undefined) semantic.close();
       await new Promise<void>((resolve) => {
-        server!.close(() => resolve());
+        server.close(() => resolve());
         // Force-close idle keep-alive and SSE sockets so close() returns promptly.
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.closeAllConnections();
       });
       await temp.remove();
     },
@@ -137,29 +168,4 @@ export async function connectClient(url: URL, name = 'e2e-test'): Promise<{ clie
   const transport = new StreamableHTTPClientTransport(url, { reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 10, maxReconnectionDelay: 10, reconnectionDelayGrowFactor: 1 } });
   await client.connect(transport);
   return { client, transport };
-}
-
-/** The endpoint and the app around it, from the test's options. */
-function mountApp(holder: IndexHolder, publicUrl: string, options: Omit<TestServerOptions, 'files' | 'corpusDir' | 'buildIndex' | 'publicUrl' | 'serverOptions'>): CorpusApp {
-  const { middleware, beforeMcp, authenticate, cardAuthorization, routes, notReadyReason, indexStatus, onSessionEvent, onToolCall, onRequestEra, onSessionLookup, ...endpointOptions } = options;
-  const endpoint = createMcpEndpoint({ holder, authenticated: authenticate !== undefined, ...endpointOptions });
-  if (onSessionEvent) endpoint.events.on('session', onSessionEvent);
-  if (onToolCall) endpoint.events.on('toolCall', onToolCall);
-  if (onRequestEra) endpoint.events.on('request', onRequestEra);
-  if (onSessionLookup) endpoint.events.on('sessionLookup', onSessionLookup);
-  const app = createApp({
-    publicUrl,
-    ...(middleware ? { middleware } : {}),
-    ...(endpointOptions.logger ? { logger: endpointOptions.logger } : {}),
-    health: healthRoutes({ holder, notReadyReason, indexStatus, ...(endpointOptions.semantic ? { semantic: endpointOptions.semantic } : {}) }),
-    open: [endpointCardRoutes(endpoint.service, { publicUrl, authorization: cardAuthorization ?? (authenticate ? { type: 'bearer' } : { type: 'none' }) }), routes],
-    mcp: mcpRoutes({
-      handler: endpoint.fetch,
-      publicUrl,
-      maxBodyBytes: endpointOptions.maxBodyBytes ?? SERVER_DEFAULTS.maxBodyBytes,
-      ...(beforeMcp ? { before: beforeMcp } : {}),
-      authenticate,
-    }),
-  });
-  return { app, sessions: endpoint.sessions, close: () => endpoint.close() };
 }

@@ -4,7 +4,6 @@
 import type { Handler } from 'hono';
 import pkg from '../../../package.json' with { type: 'json' };
 import { isLoopbackHost } from '../../config/loopback-host.js';
-import { TOOLS } from '../../mcp/tools/create-tools.js';
 import { mcpResourceUrl } from '../../server-paths.js';
 
 export interface LandingStats {
@@ -26,8 +25,8 @@ export interface LandingOptions {
   oauth?: boolean;
   /** Whether the operator hands out static bearer tokens (AUTH_TOKENS, AUTH_TOKENS_FILE). Default false. */
   staticTokens?: boolean;
-  /** The tools listed, by name and title. Default the server's own tool table. */
-  tools?: readonly { name: string; title?: string | undefined }[];
+  /** The tools listed, by name and title (the MCP service's table). Default none. */
+  tools?: () => readonly { name: string; title?: string | undefined }[];
   /** Shown in the title. Default the package name. */
   name?: string;
   /** Shown under the title. Default the package version. */
@@ -53,7 +52,7 @@ function accessSentence(authRequired: boolean, oauth: boolean, staticTokens: boo
 }
 
 export function renderLanding(options: LandingOptions): string {
-  const { publicUrl, stats, authRequired = false, oauth = false, staticTokens = !oauth, tools = TOOLS.map((t) => t.listing) } = options;
+  const { publicUrl, stats, authRequired = false, oauth = false, staticTokens = !oauth, tools = () => [] } = options;
   const { name = pkg.name, version = pkg.version } = options;
   const url = mcpResourceUrl(publicUrl);
   const current = stats();
@@ -118,7 +117,7 @@ ${connector}
 <pre>${e(cursor)}</pre>
 <h2>Tools</h2>
 <ul id="tools">
-${tools.map((tool) => `<li><code>${e(tool.name)}</code>${tool.title ? ` — ${e(tool.title)}` : ''}</li>`).join('\n')}
+${tools().map((tool) => `<li><code>${e(tool.name)}</code>${tool.title ? ` — ${e(tool.title)}` : ''}</li>`).join('\n')}
 </ul>
 <p class="muted">Health: <a href="/healthz">/healthz</a> · readiness: <a href="/readyz">/readyz</a></p>
 </body>

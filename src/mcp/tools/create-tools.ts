@@ -6,7 +6,6 @@ import { createGetDocument } from './get-document.js';
 import { createListDocuments } from './list-documents.js';
 import { createRerankResults } from './rerank-results.js';
 import { createSearchDocuments } from './search-documents.js';
-import { DEFAULT_TOOL_LIMITS } from './tool-limits.js';
 import type { ToolLimits } from './tool-limits.js';
 
 /** What the server can do beyond keywords, which changes search_documents' default mode and description. */
@@ -19,6 +18,3 @@ export interface ToolFeatures {
 export function createTools(limits: ToolLimits, features: ToolFeatures = {}): readonly DefinedTool[] {
   return [createSearchDocuments(limits, features.semanticSearch ?? false), getChunk, createGetDocument(limits), createListDocuments(limits), createRerankResults(limits)];
 }
-
-/** The tools with the default limits. */
-export const TOOLS: readonly DefinedTool[] = createTools(DEFAULT_TOOL_LIMITS);

@@ -1,7 +1,7 @@
 // One shape for every tool: a zod input schema (checked by us, so a bad argument becomes a readable
 // tool error rather than a protocol error), an output schema (published once as JSON Schema), and a
-// pure handler over the served corpus. Everything here is built once at module load and shared by all
-// sessions and both protocol eras; nothing is allocated per session or per request.
+// pure handler over the served corpus. Each tool is built once per MCP service (createTools) and shared
+// by all sessions and both protocol eras; nothing is allocated per session or per request.
 import { z } from 'zod';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { SemanticService } from '../../semantic/semantic-service.js';
