@@ -142,8 +142,8 @@ describe('Dockerfile', () => {
 });
 
 describe('fly.toml', () => {
-  it('builds the Dockerfile', () => {
-    expect(fly.build.dockerfile).toBe('Dockerfile');
+  it('builds a Dockerfile that exists', () => {
+    expect(existsSync(new URL(fly.build.dockerfile, root))).toBe(true);
   });
 
   it('routes to the port the image exposes, HTTPS only', () => {
@@ -155,12 +155,6 @@ describe('fly.toml', () => {
 
   it('checks readiness on /readyz', () => {
     expect(fly.http_service.checks.map((c) => [c.method, c.path])).toEqual([['GET', '/readyz']]);
-  });
-
-  it('may stop an idle machine (sessions survive it) while keeping one running', () => {
-    expect(fly.http_service.auto_stop_machines).toBe('stop');
-    expect(fly.http_service.auto_start_machines).toBe(true);
-    expect(fly.http_service.min_machines_running).toBeGreaterThanOrEqual(1);
   });
 
   it('names the secrets two machines share, and keeps no volume a second machine could not mount', () => {

@@ -51,13 +51,14 @@ describe('createStaticTokens', () => {
     it('refuses short tokens at construction, naming the entry by position and never by value', () => {
       const short = 'too-short-secret';
       expect(() => createStaticTokens([alice, short], { label: 'AUTH_TOKENS' })).toThrow(StaticTokenConfigError);
-      try {
-        createStaticTokens([alice, short], { label: 'AUTH_TOKENS' });
-      } catch (error) {
-        expect((error as Error).message).toContain('AUTH_TOKENS entry 2');
-        expect((error as Error).message).not.toContain(short);
-        expect(error).toMatchObject({ name: 'StaticTokenConfigError', code: 'invalid_static_token' });
-      }
+      expect(() => createStaticTokens([alice, short], { label: 'AUTH_TOKENS' })).toThrow(
+        expect.objectContaining({
+          name: 'StaticTokenConfigError',
+          code: 'invalid_static_token',
+          message: expect.stringContaining('AUTH_TOKENS entry 2') as string,
+        }),
+      );
+      expect(() => createStaticTokens([alice, short], { label: 'AUTH_TOKENS' })).toThrow(expect.objectContaining({ message: expect.not.stringContaining(short) }));
     });
 
     it('refuses tokens with characters an Authorization header cannot carry', () => {

@@ -217,6 +217,7 @@ describe('createEmbeddingsClient', () => {
       const logger = recordingLogger();
       const client = createEmbeddingsClient({ url: fake.url, model: 'm', apiKey: API_KEY, backoffMs: 1, maxRetries: 1, logger });
       const error = (await client.embed(['car']).catch((e: unknown) => e)) as Error;
+      expect(error).toBeInstanceOf(ProviderError);
       expect(logger.lines.length).toBeGreaterThan(0);
       expect(logger.lines.join('\n')).not.toContain(API_KEY);
       expect(`${error.message} ${error.stack ?? ''}`).not.toContain(API_KEY);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../scripts/lib/stats.js';
 import { InvertedIndex } from './inverted-index.js';
 import { createScoreScratch, maxScore, SCATTER_SPAN } from './max-score.js';
 import { TopK } from './top-k.js';
@@ -73,12 +74,7 @@ describe('maxScore', () => {
         fc.integer({ min: 1, max: 20 }),
         fc.constantFrom<[number, number]>([0, 4000], [0, 1000], [1500, 3900]),
         (seed, density, weights, k, [from, to]) => {
-          let state = seed;
-          const random = (): number => {
-            state = (Math.imul(state, 48271) + 11) % 2147483647;
-            return (state >>> 0) / 2147483647;
-          };
-          const index = randomIndex(4000, density, random);
+          const index = randomIndex(4000, density, seededRandom(seed));
           const ids = density.map((_, t) => t);
           const w = ids.map((t) => weights[t] as number);
           const top = new TopK(k);
@@ -91,12 +87,7 @@ describe('maxScore', () => {
   });
 
   it.each(PATHS)('answers a query the same after another query used the scratch (%s)', (_, scatterSpan) => {
-    let state = 7;
-    const random = (): number => {
-      state = (Math.imul(state, 48271) + 11) % 2147483647;
-      return state / 2147483647;
-    };
-    const index = randomIndex(4000, [0.002, 0.01, 0.6, 0.9, 0.9], random);
+    const index = randomIndex(4000, [0.002, 0.01, 0.6, 0.9, 0.9], seededRandom(7));
     const run = (scratch: ReturnType<typeof createScoreScratch>, ids: number[], weights: number[]): ReturnType<TopK['drain']> => {
       const top = new TopK(3);
       maxScore(index, scratch, { ids, weights }, 0, 4000, top);

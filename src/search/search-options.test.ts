@@ -19,13 +19,7 @@ describe('resolveSearchOptions', () => {
     [{ chunkWords: 60, overlapWords: 40 }, 'overlapWords=40'],
     [{ chunkSize: 3 } as never, '"chunkSize"'],
   ])('rejects %j with code invalid_option and a message naming %s', (options, named) => {
-    try {
-      resolveSearchOptions(options);
-      expect.unreachable();
-    } catch (error) {
-      expect(error).toBeInstanceOf(SearchError);
-      expect((error as SearchError).code).toBe('invalid_option');
-      expect((error as SearchError).message).toContain(named);
-    }
+    expect(() => resolveSearchOptions(options)).toThrow(SearchError);
+    expect(() => resolveSearchOptions(options)).toThrow(expect.objectContaining({ code: 'invalid_option', message: expect.stringContaining(named) as string }));
   });
 });
