@@ -7,29 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpsServer, type OpsServer } from './metrics-server.js';
 import { eventually } from './support/eventually.js';
-import { TINY_EMBED_ID, TINY_RERANK_ID, tinyModelsDir } from './support/tiny-models.js';
-
-const FILLER = Array.from({ length: 70 }, (_, i) => `filler${i}`).join(' ');
-export const LOCAL_FILES = {
-  'fleet.md': '# Fleet care\n\nEvery automobile in the fleet gets new tyres before winter.\n',
-  'parking.md': '# Parking\n\nThe car park opens at seven; bring your badge.\n',
-  'weather.md': '# Weather\n\nHeavy rainfall is expected on Tuesday, so the market moves indoors.\n',
-  'clinic.md': '# Clinic\n\nThe physician on duty answers pages within ten minutes.\n',
-  // Its one meaningful word comes after 70 others: past the first window of 32 tokens.
-  'harbour.md': `# Harbour\n\n${FILLER} and then the ocean.\n`,
-};
-
-type SearchResult = { mode: string; results: Array<{ chunk_id: string; found_by: string[]; score: number }>; note?: string };
-
-export async function callTool(server: OpsServer, name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; structured: unknown; text: string }> {
-  const { client } = await server.connect();
-  try {
-    const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: unknown; content: Array<{ text: string }> };
-    return { isError: result.isError, structured: result.structuredContent, text: result.content[0]?.text ?? '' };
-  } finally {
-    await client.close();
-  }
-}
+import { callTool, LOCAL_FILES, TINY_EMBED_ID, TINY_RERANK_ID, tinyModelsDir, type SearchResult } from './support/tiny-models.js';
 
 describe('local embedding and rerank models in MODELS_DIR, with downloads off', () => {
   let server: OpsServer;

@@ -17,6 +17,8 @@ export interface ModelThreadData {
   allowDownloads: boolean;
   /** The hub it is fetched from (MODELS_URL). */
   hubUrl: string;
+  /** The runtime package the thread imports. Default @huggingface/transformers; tests name one that does not load. */
+  runtime?: string;
 }
 
 export type ModelRequest =

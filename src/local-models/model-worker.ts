@@ -37,7 +37,7 @@ interface Transformers {
   Tensor: new (type: 'int64', data: BigInt64Array, dims: number[]) => unknown;
 }
 /** Imported by name at run time, so that neither the compiler nor the bundler needs the package. */
-const RUNTIME = '@huggingface/transformers';
+const RUNTIME = (workerData as ModelThreadData).runtime ?? '@huggingface/transformers';
 
 const port = parentPort;
 if (port === null) throw new Error('model-worker runs in a worker thread');

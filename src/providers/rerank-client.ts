@@ -12,6 +12,8 @@ export interface RerankClientOptions extends ProviderClientOptions {
 
 export interface RerankClient {
   readonly model: string | undefined;
+  /** True for a model run in this process (the notes then say "model", not "endpoint"). */
+  readonly local?: boolean;
   /** One relevance score per document, in input order (higher is more relevant). Throws `ProviderError`. */
   rerank(query: string, documents: readonly string[]): Promise<number[]>;
   /** Releases what the client holds (a local model's thread). */

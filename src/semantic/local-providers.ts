@@ -7,8 +7,14 @@ import type { Logger } from '../logger.js';
 import type { EmbeddingsClient } from '../providers/embeddings-client.js';
 import type { RerankClient } from '../providers/rerank-client.js';
 
-function threadOptions(config: LocalModelsConfig, id: string, logger: Logger, task: string) {
+/** Not configuration: tests name a runtime that does not load. */
+export interface LocalTuning {
+  runtime?: string;
+}
+
+function threadOptions(config: LocalModelsConfig, id: string, logger: Logger, task: string, tuning: LocalTuning) {
   return {
+    ...tuning,
     modelsDir: config.modelsDir,
     id,
     threads: config.threads,
@@ -31,8 +37,8 @@ function threadOptions(config: LocalModelsConfig, id: string, logger: Logger, ta
   };
 }
 
-export function localEmbeddings(config: LocalModelsConfig, id: string, logger: Logger): EmbeddingsClient {
-  const client = import('../local-models/local-embeddings.js').then(({ createLocalEmbeddings }) => createLocalEmbeddings(threadOptions(config, id, logger, 'embedding')));
+export function localEmbeddings(config: LocalModelsConfig, id: string, logger: Logger, tuning: LocalTuning = {}): EmbeddingsClient {
+  const client = import('../local-models/local-embeddings.js').then(({ createLocalEmbeddings }) => createLocalEmbeddings(threadOptions(config, id, logger, 'embedding', tuning)));
   client.catch(() => undefined); // every call awaits it and reports its failure
   let dimensions: number | undefined;
   return {
@@ -52,11 +58,12 @@ export function localEmbeddings(config: LocalModelsConfig, id: string, logger: L
   };
 }
 
-export function localRerank(config: LocalModelsConfig, id: string, logger: Logger): RerankClient {
-  const client = import('../local-models/local-rerank.js').then(({ createLocalRerank }) => createLocalRerank(threadOptions(config, id, logger, 'rerank')));
+export function localRerank(config: LocalModelsConfig, id: string, logger: Logger, tuning: LocalTuning = {}): RerankClient {
+  const client = import('../local-models/local-rerank.js').then(({ createLocalRerank }) => createLocalRerank(threadOptions(config, id, logger, 'rerank', tuning)));
   client.catch(() => undefined);
   return {
     model: id,
+    local: true,
     rerank: async (query, documents) => (await client).rerank(query, documents),
     close: async () => (await client).close(),
   };

@@ -11,6 +11,8 @@ export type SemanticTuning = Pick<SemanticServiceOptions, 'queryTimeoutMs' | 're
   embedTimeoutMs?: number;
   embedMaxRetries?: number;
   backoffMs?: number;
+  /** The local models' runtime package (see LocalTuning). */
+  localRuntime?: string;
 };
 
 /**
@@ -18,13 +20,14 @@ export type SemanticTuning = Pick<SemanticServiceOptions, 'queryTimeoutMs' | 're
  * (model, requested dimension, origin), never their keys.
  */
 export function semanticServiceFromConfig(config: SemanticConfig, logger: Logger, tuning: SemanticTuning = {}): SemanticService {
-  const { embedTimeoutMs, embedMaxRetries, backoffMs, ...serviceTuning } = tuning;
+  const { embedTimeoutMs, embedMaxRetries, backoffMs, localRuntime, ...serviceTuning } = tuning;
+  const localTuning = localRuntime === undefined ? {} : { runtime: localRuntime };
   const e = config.embeddings;
   const r = config.rerank;
   const local = config.local ?? { embeddingsModel: undefined, rerankModel: undefined, modelsDir: '', download: false, hubUrl: '', threads: 1 };
   const embeddings =
     local.embeddingsModel !== undefined
-      ? localEmbeddings(local, local.embeddingsModel, logger)
+      ? localEmbeddings(local, local.embeddingsModel, logger, localTuning)
       : e === undefined
       ? undefined
       : createEmbeddingsClient({
@@ -39,7 +42,7 @@ export function semanticServiceFromConfig(config: SemanticConfig, logger: Logger
         });
   const rerank =
     local.rerankModel !== undefined
-      ? localRerank(local, local.rerankModel, logger)
+      ? localRerank(local, local.rerankModel, logger, localTuning)
       : r === undefined
         ? undefined
         : createRerankClient({ url: r.url, model: r.model, apiKey: r.apiKey, logger, ...(backoffMs !== undefined ? { backoffMs } : {}) });

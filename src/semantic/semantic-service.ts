@@ -214,8 +214,8 @@ export class SemanticService {
       return { ok: true, scores: await this.#rerank.rerank(query, passages) };
     } catch (error) {
       const reason = describe(error);
-      this.#logger.warn({ code: codeOf(error), reason }, 'rerank endpoint failed; reranking locally');
-      return { ok: false, reason: `the rerank endpoint failed (${reason})` };
+      this.#logger.warn({ code: codeOf(error), reason, model: this.#rerank.model }, 'rerank endpoint failed; reranking locally');
+      return { ok: false, reason: this.#rerank.local === true ? `the local rerank model failed: ${reason}` : `the rerank endpoint failed (${reason})` };
     }
   }
 
