@@ -23,6 +23,12 @@
 #   FROM corpus-mcp
 #   COPY docs /srv/docs
 #   ENV CORPUS_DIR=/srv/docs
+#
+# Meaning out of the box: bake local models in (fetched at build time, never at boot), with the model
+# runtime for the image's own platform only. Without the argument the image is keyword-only and holds
+# no model runtime at all:
+#   docker build --build-arg LOCAL_MODELS="Xenova/bge-small-en-v1.5 Xenova/ms-marco-MiniLM-L-6-v2" -t corpus-mcp .
+#   docker run ... -e EMBEDDINGS_PROVIDER=local -e RERANK_PROVIDER=local corpus-mcp
 
 # ---- build: compile TypeScript with the dev dependencies ----
 FROM node:24-bookworm-slim AS build
@@ -42,25 +48,36 @@ RUN npm run build
 COPY corpus ./corpus
 # The index is written owner-only (0600); the runtime stage's node user reads it through its group.
 RUN node dist/src/index-cli.js --out /app/index.snapshot && chmod 0640 /app/index.snapshot
+# Hugging Face model ids, space-separated, fetched into /app/models; empty: none, and no model runtime.
+ARG LOCAL_MODELS=""
+RUN mkdir -p /app/models && if [ -n "$LOCAL_MODELS" ]; then MODELS_DIR=/app/models node dist/src/models-cli.js fetch $LOCAL_MODELS; fi
 
 # ---- runtime: production dependencies and the compiled output only ----
 FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+ARG LOCAL_MODELS=""
+# The model runtime is an optional dependency: installed only when models are baked in.
+RUN npm ci --omit=dev --ignore-scripts $([ -n "$LOCAL_MODELS" ] || echo --omit=optional) && npm cache clean --force
+# onnxruntime-node ships every platform's binaries (288 MB): keep this image's own (45 MB on linux/x64).
+# Transformers.js carries its own copy of onnxruntime-web, so that package (141 MB) goes too.
+RUN if [ -n "$LOCAL_MODELS" ]; then rm -rf node_modules/onnxruntime-web && find node_modules/onnxruntime-node/bin -mindepth 3 -maxdepth 3 -type d ! -path "*/linux/$(node -p process.arch)" -exec rm -rf {} +; fi
 # --ignore-scripts leaves better-sqlite3 without its addon: take the one the build stage compiled.
 COPY --from=build /app/node_modules/better-sqlite3/build/Release/better_sqlite3.node ./node_modules/better-sqlite3/build/Release/
 COPY --from=build /app/dist ./dist
 COPY corpus ./corpus
 COPY --from=build --chown=root:node /app/index.snapshot ./index.snapshot
+COPY --from=build /app/models ./models
 # A corpus mounted over /app/corpus no longer matches the baked snapshot: the server then builds its
 # index at boot (and cannot rewrite the root-owned file; point INDEX_FILE at a writable volume to keep one).
 ENV HOST=0.0.0.0 \
     PORT=8080 \
     CORPUS_DIR=/app/corpus \
     AUTH_DATA_DIR=/data \
-    INDEX_FILE=/app/index.snapshot
+    INDEX_FILE=/app/index.snapshot \
+    MODELS_DIR=/app/models \
+    MODELS_DOWNLOAD=false
 # The team sign-in store (LOGIN_PROVIDER): mount a volume here (docker run -v corpus-auth:/data) so
 # sign-ins survive a new container; the folder belongs to the node user, and so does a fresh volume.
 RUN mkdir -p /data && chown node:node /data

@@ -34,8 +34,8 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    // Entry points print: the server, the auth tool, the snapshot builder, the launch options.
-    ignores: ['src/main.ts', 'src/auth-tool.ts', 'src/index-cli.ts', 'src/node-args.ts'],
+    // Entry points print: the server, the auth tool, the snapshot builder, the launch options, the model fetcher.
+    ignores: ['src/main.ts', 'src/auth-tool.ts', 'src/index-cli.ts', 'src/node-args.ts', 'src/models-cli.ts'],
     rules: { 'no-console': 'error' },
   },
   {

@@ -63,12 +63,16 @@ const app = mkdtempSync(join(tmpdir(), 'corpus-mcp-app-'));
 const cleanups: Array<() => void> = [() => rmSync(app, { recursive: true, force: true })];
 process.on('exit', () => cleanups.reverse().forEach((cleanup) => cleanup()));
 
-step(`runtime stage in ${app}: npm ci --omit=dev --ignore-scripts`);
+// The image without LOCAL_MODELS: keyword-only, no model runtime.
+step(`runtime stage in ${app}: npm ci --omit=dev --ignore-scripts --omit=optional`);
 cpSync(join(root, 'package.json'), join(app, 'package.json'));
 cpSync(join(root, 'package-lock.json'), join(app, 'package-lock.json'));
-run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], app);
+run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--omit=optional', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], app);
 for (const devOnly of ['typescript', 'vitest', 'tsx', 'eslint']) {
   if (existsSync(join(app, 'node_modules', devOnly))) fail(`dev dependency ${devOnly} was installed in the runtime stage`);
+}
+for (const runtime of ['@huggingface/transformers', 'onnxruntime-node', 'onnxruntime-web']) {
+  if (existsSync(join(app, 'node_modules', runtime))) fail(`the model runtime (${runtime}) was installed in a keyword-only runtime stage`);
 }
 // As the image does: the native addon the build stage compiled, which --ignore-scripts skipped.
 const addon = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';

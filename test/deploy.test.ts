@@ -3,7 +3,10 @@
 // render.yaml parse, point their port and health check at what the image serves, set only variables
 // the config reads, and demand every secret rather than carry one. (No Docker engine here: running the
 // image's exact command with the production dependency set is scripts/check-deploy.ts, run by CI.)
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
@@ -59,6 +62,50 @@ describe('Dockerfile', () => {
   it('installs only production dependencies, from the lockfile, in the runtime stage', () => {
     expect(runArgs(runtime).some((r) => /^npm ci --omit=dev\b/.test(r))).toBe(true);
     expect(runArgs(runtime).some((r) => /npm (i|install)\b/.test(r))).toBe(false);
+  });
+
+  describe('LOCAL_MODELS, the build argument that bakes local models in', () => {
+    const build = dockerfile.stages.find((s) => s.name === 'build')!;
+    const fetchAt = build.instructions.findIndex((i) => i.keyword === 'RUN' && i.args.includes('models-cli.js fetch'));
+    const install = runArgs(runtime).find((r) => r.startsWith('npm ci --omit=dev'))!;
+    const prune = runArgs(runtime).find((r) => r.includes('onnxruntime-node/bin'))!;
+
+    it('is declared, empty by default, in the stage that fetches the models and in the runtime stage', () => {
+      for (const stage of [build, runtime]) expect(instructions(stage, 'ARG').map((i) => i.args)).toContain('LOCAL_MODELS=""');
+    });
+
+    it('fetches the named models at build time with the compiled fetcher, after the build, into /app/models', () => {
+      expect(fetchAt).toBeGreaterThan(build.instructions.findIndex((i) => i.keyword === 'RUN' && i.args === 'npm run build'));
+      expect(build.instructions[fetchAt]!.args).toMatch(/if \[ -n "\$LOCAL_MODELS" \]; then MODELS_DIR=\/app\/models node dist\/src\/models-cli\.js fetch \$LOCAL_MODELS; fi/);
+      expect(existsSync(new URL('src/models-cli.ts', root))).toBe(true);
+      expect(instructions(runtime, 'COPY').map((i) => i.args)).toContain('--from=build /app/models ./models');
+    });
+
+    it('serves them from there and never downloads at boot', () => {
+      expect(runtimeEnv).toMatchObject({ MODELS_DIR: '/app/models', MODELS_DOWNLOAD: 'false' });
+      expect(loadConfig({ ...runtimeEnv, HOST: '127.0.0.1', EMBEDDINGS_PROVIDER: 'local' }).semantic.local).toMatchObject({ modelsDir: '/app/models', download: false });
+    });
+
+    it('installs the model runtime (an optional dependency) only with models to run', () => {
+      expect(pkg.optionalDependencies).toHaveProperty('@huggingface/transformers');
+      expect(pkg.dependencies).not.toHaveProperty('@huggingface/transformers');
+      const args = (localModels: string) => spawnSync('sh', ['-c', `LOCAL_MODELS="${localModels}"; echo ${install.replace(/ && .*$/, '')}`], { encoding: 'utf8' }).stdout.trim();
+      expect(args('')).toBe('npm ci --omit=dev --ignore-scripts --omit=optional');
+      expect(args('Xenova/bge-small-en-v1.5')).toBe('npm ci --omit=dev --ignore-scripts');
+    });
+
+    it('keeps the runtime of its own platform only', () => {
+      const app = mkdtempSync(join(tmpdir(), 'corpus-mcp-image-'));
+      const binaries = ['darwin/arm64', 'linux/x64', 'linux/arm64', 'win32/x64', 'win32/arm64'];
+      for (const platform of binaries) mkdirSync(join(app, 'node_modules/onnxruntime-node/bin/napi-v6', platform), { recursive: true });
+      mkdirSync(join(app, 'node_modules/onnxruntime-web/dist'), { recursive: true });
+      const ran = (localModels: string) => spawnSync('sh', ['-c', `LOCAL_MODELS="${localModels}"; ${prune}`], { cwd: app, encoding: 'utf8' });
+      expect(ran('').status).toBe(0);
+      expect(binaries.every((platform) => existsSync(join(app, 'node_modules/onnxruntime-node/bin/napi-v6', platform)))).toBe(true);
+      expect(ran('Xenova/bge-small-en-v1.5').status).toBe(0);
+      expect(binaries.filter((platform) => existsSync(join(app, 'node_modules/onnxruntime-node/bin/napi-v6', platform)))).toEqual([`linux/${process.arch}`]);
+      expect(existsSync(join(app, 'node_modules/onnxruntime-web'))).toBe(false);
+    });
   });
 
   it('builds and runs on Node 24, a supported LTS, in every stage', () => {

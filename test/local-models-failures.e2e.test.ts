@@ -3,8 +3,6 @@
 // Each leaves keyword search serving, with a note naming the model and what went wrong, and the
 // process alive. And downloads: a model missing from MODELS_DIR is fetched from the hub on first use;
 // one present is never asked of the hub.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -13,27 +11,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startOpsServer, type OpsServer } from './metrics-server.js';
 import { eventually } from './support/eventually.js';
+import { startHub } from './support/fake-hub.js';
 import { writeCorpusFiles } from './support/sample-corpus.js';
 import { cleanUpSpawnedServers, spawnServer } from './support/spawned-server.js';
 import { callTool, LOCAL_FILES, TINY_EMBED_ID, TINY_RERANK_ID, tinyModelsDir, type SearchResult } from './support/tiny-models.js';
-
-/** A Hugging Face hub stand-in serving `modelsDir`'s files at /<owner>/<name>/resolve/main/<file>, recording each request. */
-async function startHub(modelsDir: string | undefined): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
-  const requests: string[] = [];
-  const server: Server = createServer((req, res) => {
-    requests.push(req.url ?? '');
-    const match = /^\/([^/]+\/[^/]+)\/resolve\/main\/(.+)$/.exec(req.url ?? '');
-    try {
-      if (modelsDir === undefined || match === null) throw new Error('not found');
-      const body = readFileSync(join(modelsDir, match[1]!, match[2]!));
-      res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
 
 const NO_NETWORK = new URL('./support/no-network.mjs', import.meta.url).pathname;
 const LOCAL = { EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_MODEL: TINY_EMBED_ID, RERANK_PROVIDER: 'local', RERANK_MODEL: TINY_RERANK_ID, MODEL_THREADS: '1' };

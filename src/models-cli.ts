@@ -1,13 +1,13 @@
-// `npm run models -- fetch [id…]`: downloads local models into MODELS_DIR ahead of use, for images and
-// machines without a network. With no id, the configured ones (EMBEDDINGS_MODEL, RERANK_MODEL with a
+// `npm run models -- fetch [id…]` (or `node dist/src/models-cli.js fetch …`, as the Dockerfile does):
+// downloads local models into MODELS_DIR ahead of use, for images and machines without a network. With no id, the configured ones (EMBEDDINGS_MODEL, RERANK_MODEL with a
 // local provider), or both defaults. `npm run models -- list` shows what MODELS_DIR holds.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config/load-config.js';
-import { DEFAULT_LOCAL_EMBEDDINGS_MODEL, DEFAULT_LOCAL_RERANK_MODEL } from '../src/config/schema.js';
-import { fetchModel } from '../src/local-models/hub-download.js';
-import { LocalModelError } from '../src/local-models/local-model-error.js';
-import { missingFiles } from '../src/local-models/model-folder.js';
+import { loadConfig } from './config/load-config.js';
+import { DEFAULT_LOCAL_EMBEDDINGS_MODEL, DEFAULT_LOCAL_RERANK_MODEL } from './config/schema.js';
+import { fetchModel } from './local-models/hub-download.js';
+import { LocalModelError } from './local-models/local-model-error.js';
+import { missingFiles } from './local-models/model-folder.js';
 
 const [command = 'help', ...ids] = process.argv.slice(2);
 const config = loadConfig().semantic.local!;
