@@ -13,7 +13,7 @@ import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import { checkSnapshotInWorker, produceIndex } from './produce-index.js';
 import { startCheckThread } from './snapshot-check-thread.js';
 import { SnapshotInFile } from './snapshot-in-file.js';
-import { snapshotExtents } from './snapshot-verify.js';
+import { snapshotExtents } from './snapshot-digest.js';
 
 let dir: string;
 let job: IndexJob;

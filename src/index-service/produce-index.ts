@@ -2,7 +2,7 @@
 // (snapshot-check-worker.ts), started before the server loads its configuration and modules (main.ts),
 // and its resident part is shared, not copied: the worker sends it and the open file as soon as it is
 // read and found to be this engine's, then checks the corpus. The whole file's checksum
-// (snapshot-verify.ts) is computed by whichever thread is free first: the worker once the corpus
+// (snapshot-digest.ts) is computed by whichever thread is free first: the worker once the corpus
 // matched (a small corpus, walked before the server has loaded its modules), or this thread once it
 // listens (a large one, still being walked), never both. The bytes are handed on only once both the
 // check and the checksum pass: a damaged file is never served. The worker reads no corpus file: when

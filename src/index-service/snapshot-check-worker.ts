@@ -14,8 +14,8 @@ import type { IndexJob } from './index-job-spec.js';
 import { claimVerification } from './snapshot-check-thread.js';
 import type { SnapshotCheckReply, SnapshotCheckWork } from './snapshot-check-thread.js';
 import { checkSnapshotFromPaths } from './snapshot-check.js';
-import { verifySnapshot } from './snapshot-verify.js';
-import type { ResidentSnapshot } from './snapshot-verify.js';
+import { verifySnapshot } from './snapshot-digest.js';
+import type { ResidentSnapshot } from './snapshot-digest.js';
 
 const reply = (message: SnapshotCheckReply): void => parentPort?.postMessage(message);
 

@@ -15,7 +15,7 @@ import { DEFAULT_MAX_FILE_BYTES } from '../corpus/read-document.js';
 import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import { openSnapshotFile, readSnapshotFile, SnapshotRefusal } from './snapshot-file.js';
 import type { SnapshotRefusalReport } from './snapshot-file.js';
-import type { ResidentSnapshot } from './snapshot-verify.js';
+import type { ResidentSnapshot } from './snapshot-digest.js';
 import { timer } from './timer.js';
 
 /** The snapshot section that holds the manifest of the corpus it was built from. */

@@ -9,7 +9,7 @@ import { encodeIndexSnapshot } from '../search/snapshot-encode.js';
 import { SearchIndex } from '../search/search-index.js';
 import { openSnapshotFile, readSnapshotFileUnverified, writeSnapshotFile, writeSnapshotFileInPieces } from './snapshot-file.js';
 import { SnapshotInFile } from './snapshot-in-file.js';
-import { snapshotExtents } from './snapshot-verify.js';
+import { snapshotExtents } from './snapshot-digest.js';
 
 let dir: string;
 beforeEach(async () => {

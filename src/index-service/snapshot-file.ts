@@ -1,9 +1,8 @@
-// Snapshot files: the encoded index (src/search/index-snapshot.ts) followed by a SHA-256 of it, so a
+// Snapshot files: the encoded index (src/search/index-snapshot.ts) followed by its digest (snapshot-digest.ts), so a
 // file cut short, or changed by a disk or a hand, is recognised before anything in it is trusted.
 // Written to a temporary file beside the target and renamed over it, so a reader never sees half a
 // file and a crash mid-write leaves the previous snapshot in place. Owner only (0600), whatever the
 // umask or the corpus's permissions: the index holds every passage of every document.
-import { createHash } from 'node:crypto';
 import { closeSync, fchmodSync, fstatSync, fsyncSync, openSync, read, readdirSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -11,10 +10,8 @@ import { threadId } from 'node:worker_threads';
 import { readSnapshotHeader, SnapshotError } from '../search/index-snapshot.js';
 import type { SnapshotHeader } from '../search/index-snapshot.js';
 import { CodedError } from '../coded-error.js';
-import { snapshotExtents } from './snapshot-verify.js';
-import type { ResidentSnapshot } from './snapshot-verify.js';
-
-const DIGEST_BYTES = 32;
+import { createDigest, DIGEST_BYTES, DIGEST_NAME, digestOf, snapshotExtents } from './snapshot-digest.js';
+import type { ResidentSnapshot } from './snapshot-digest.js';
 
 /** Why a snapshot file was not used; each is logged with its reason and the index is rebuilt. */
 export type SnapshotRefusalCode =
@@ -121,7 +118,7 @@ async function createTemporaryAsync(temporary: string): Promise<FileHandle> {
 /** Writes `bytes` and their digest to `path` atomically (temporary file, fsync, rename). */
 export function writeSnapshotFile(path: string, bytes: Uint8Array): void {
   const temporary = temporaryOf(path);
-  const digest = createHash('sha256').update(bytes).digest();
+  const digest = digestOf(bytes);
   try {
     const fd = createTemporary(temporary);
     try {
@@ -145,7 +142,7 @@ export function writeSnapshotFile(path: string, bytes: Uint8Array): void {
  */
 export async function writeSnapshotFileInPieces(path: string, pieces: Iterable<Uint8Array>): Promise<void> {
   const temporary = temporaryOf(path);
-  const hash = createHash('sha256');
+  const hash = createDigest();
   try {
     const handle = await createTemporaryAsync(temporary);
     try {
@@ -341,7 +338,7 @@ async function readRange(fd: number, into: Uint8Array, from: number, to: number,
 
 /** The refusal of a snapshot whose bytes do not hash to its digest. */
 export function checksumRefusal(path: string): SnapshotRefusal {
-  return new SnapshotRefusal('corrupt', `snapshot ${path} fails its checksum (SHA-256): the file was damaged or edited`);
+  return new SnapshotRefusal('corrupt', `snapshot ${path} fails its checksum (${DIGEST_NAME}): the file was damaged or edited`);
 }
 
 /**
@@ -353,7 +350,7 @@ export function checksumRefusal(path: string): SnapshotRefusal {
 export function readSnapshotFile(path: string, timings: Record<string, number> = {}): { bytes: Uint8Array; header: SnapshotHeader } {
   const { bytes, header, digest } = readSnapshotFileUnverified(path, { timings });
   const started = performance.now();
-  const actual = createHash('sha256').update(bytes).digest();
+  const actual = digestOf(bytes);
   timings.checksumMs = Math.round(performance.now() - started);
   if (!actual.equals(digest)) throw checksumRefusal(path);
   return { bytes, header };

@@ -14,7 +14,7 @@ import { runIndexJob } from './index-job.js';
 import type { IndexJob, IndexJobResult } from './index-job-spec.js';
 import { IndexService, SNAPSHOT_DAMAGED } from './index-service.js';
 import { produceIndex } from './produce-index.js';
-import { BLOCK_BYTES } from './snapshot-verify.js';
+import { BLOCK_BYTES } from './snapshot-digest.js';
 import type { SnapshotInFile } from './snapshot-in-file.js';
 
 const TOPICS = ['harbour', 'lantern', 'granite', 'orchard', 'glacier', 'meadow', 'copper', 'violet'];

@@ -3,7 +3,7 @@
 // descriptor kept open, so a large corpus's RSS is its postings, not its texts. The rest (the
 // resident part) was read into memory by the boot's check worker (snapshot-file.ts `readResident`).
 //
-// Integrity: the whole file is hashed before anything is served (snapshot-verify.ts, on this thread
+// Integrity: the whole file is hashed before anything is served (snapshot-digest.ts, on this thread
 // or the check worker's), and as it is, a CRC-32 is kept for each BLOCK_BYTES block of the sections
 // left in the file. Every later read checks the CRCs of the blocks
 // it touches, so a file changed in place or cut short after the boot is never served: the read throws
@@ -11,12 +11,11 @@
 // given to `onDamage` hear of it once (the index service reloads, and a reload's index is held in
 // memory). A file replaced by a rename is not seen: the descriptor still reads the file that was checked.
 import { closeSync } from 'node:fs';
-import { crc32 } from 'node:zlib';
 import { SnapshotError } from '../search/index-snapshot.js';
 import type { SnapshotHeader, SnapshotSection, SnapshotSource } from '../search/index-snapshot.js';
 import type { ReadRange } from '../search/document-table.js';
-import { BLOCK_BYTES, readFullySync, snapshotExtents, verifySnapshot } from './snapshot-verify.js';
-import type { Extent, ResidentSnapshot, Verification } from './snapshot-verify.js';
+import { BLOCK_BYTES, BLOCK_CHECKSUM_NAME, blockChecksum, readFullySync, snapshotExtents, verifySnapshot } from './snapshot-digest.js';
+import type { Extent, ResidentSnapshot, Verification } from './snapshot-digest.js';
 
 /** The size of a section's read buffer, reused from read to read: most texts and records fit. */
 const KEPT_BUFFER_BYTES = 4 * BLOCK_BYTES;
@@ -146,8 +145,8 @@ export class SnapshotInFile implements SnapshotSource {
     }
     if (got < to - from) this.#damaged(section, from, to, `the file was cut short (it ends before byte ${section.offset + from + got + 1})`);
     for (let b = 0; b < to - from; b += BLOCK_BYTES) {
-      if (crc32(bytes.subarray(b, Math.min(b + BLOCK_BYTES, to - from))) !== crcs[(from + b) / BLOCK_BYTES]) {
-        this.#damaged(section, from + b, Math.min(to, from + b + BLOCK_BYTES), 'they no longer match their CRC-32 from the boot');
+      if (blockChecksum(bytes.subarray(b, Math.min(b + BLOCK_BYTES, to - from))) !== crcs[(from + b) / BLOCK_BYTES]) {
+        this.#damaged(section, from + b, Math.min(to, from + b + BLOCK_BYTES), `they no longer match their ${BLOCK_CHECKSUM_NAME} from the boot`);
       }
     }
     this.#windows.set(section.name, { from, length: to - from, bytes });

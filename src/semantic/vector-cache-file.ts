@@ -1,16 +1,14 @@
 // The chunk-vector cache on disk, beside the index snapshot (INDEX_FILE + ".vectors"), so a restart or
-// a reload embeds only new or changed chunks. Written in the snapshot file's format (the bytes, then
-// their SHA-256; a temporary file, fsync, rename over the target), in pieces so that a save of
+// a reload embeds only new or changed chunks. Written in the snapshot file's format by its code (the
+// bytes, then their digest: snapshot-digest.ts; a temporary file, fsync, rename over the target), in pieces so that a save of
 // hundreds of megabytes never holds the event loop; a file that is cut short or altered is refused
 // and the chunks are embedded again.
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { DIGEST_NAME, intactBytes } from '../index-service/snapshot-digest.js';
 import { removeLeftoverTemporaryFiles, writeSnapshotFileInPieces } from '../index-service/snapshot-file.js';
 import { SearchError } from '../search/search-error.js';
 import { VectorCache } from '../search/vector-cache.js';
 import type { VectorCacheStore } from './semantic-service.js';
-
-const DIGEST_BYTES = 32;
 
 /** The path of the vector cache kept beside the index snapshot `indexFile`. */
 export function vectorCachePath(indexFile: string): string {
@@ -34,9 +32,9 @@ export function vectorCacheFile(path: string, onRefused: (reason: string) => voi
         if (code !== 'ENOENT') onRefused(`${path} cannot be read (${code ?? String(error)})`);
         return undefined;
       }
-      const bytes = file.subarray(0, Math.max(0, file.length - DIGEST_BYTES));
-      if (file.length < DIGEST_BYTES || !createHash('sha256').update(bytes).digest().equals(file.subarray(bytes.length))) {
-        onRefused(`${path} fails its checksum (SHA-256): the file was cut short, damaged or edited`);
+      const bytes = intactBytes(file);
+      if (bytes === undefined) {
+        onRefused(`${path} fails its checksum (${DIGEST_NAME}): the file was cut short, damaged or edited`);
         return undefined;
       }
       try {

@@ -1,14 +1,46 @@
-// A snapshot file as the boot holds it (the resident runs in memory, the sections read on demand left
-// in the file), and its verification: the whole file hashed in file order, the resident part from
-// memory and the rest streamed through one small buffer, recording a CRC-32 of every BLOCK_BYTES
-// block of the sections left in the file as it goes (snapshot-in-file.ts checks them on every later
-// read). A function of the file and its resident bytes alone, owning nothing, so either thread of the
-// boot can run it: the check worker when it is done first, else the server's (produce-index.ts).
+// How a snapshot file (and the vectors file, in the same format) is verified, all of it: the digest
+// that follows the bytes (SHA-256), the checksum of each block of the sections served from the file
+// (CRC-32), and the verification of a file as the boot holds it (the resident runs in memory, the
+// sections read on demand left in the file): the whole file hashed in file order, the resident part
+// from memory and the rest streamed through one small buffer, recording each block's checksum as it
+// goes (snapshot-in-file.ts checks them on every later read). A function of the file and its resident
+// bytes alone, owning nothing, so either thread of the boot can run it.
 import { createHash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
 import { readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { READ_ON_DEMAND } from '../search/index-snapshot.js';
 import type { SnapshotHeader, SnapshotSection } from '../search/index-snapshot.js';
+
+/** The digest's name, as refusals tell it. */
+export const DIGEST_NAME = 'SHA-256';
+/** The digest's length: the last bytes of a file. */
+export const DIGEST_BYTES = 32;
+
+/** A digest fed piece by piece. */
+export function createDigest(): Hash {
+  return createHash('sha256');
+}
+
+/** The digest of `bytes`. */
+export function digestOf(bytes: Uint8Array): Buffer {
+  return createDigest().update(bytes).digest();
+}
+
+/** The bytes of a file in the format (bytes, then their digest) when they hash to the digest; else undefined. */
+export function intactBytes(file: Uint8Array): Uint8Array | undefined {
+  if (file.length < DIGEST_BYTES) return undefined;
+  const bytes = file.subarray(0, file.length - DIGEST_BYTES);
+  return digestOf(bytes).equals(file.subarray(bytes.length)) ? bytes : undefined;
+}
+
+/** The block checksum's name, as errors tell it. */
+export const BLOCK_CHECKSUM_NAME = 'CRC-32';
+
+/** The checksum of one block (at most BLOCK_BYTES) of a section served from the file. */
+export function blockChecksum(block: Uint8Array): number {
+  return crc32(block);
+}
 
 /**
  * The unit a CRC covers: small, because a hit reads and checks every block its text touches (a
@@ -74,7 +106,7 @@ export async function verifySnapshot(
 ): Promise<Verification> {
   const crcTable = new Map<string, Uint32Array>();
   const failed: Verification = { intact: false, crcs: new Map() };
-  const hash = createHash('sha256');
+  const hash = createDigest();
   const buffer = new Uint8Array(STREAM_BYTES);
   for (const extent of snapshotExtents(header).extents) {
     if ('at' in extent) {
@@ -99,7 +131,7 @@ export async function verifySnapshot(
       const base = from - section.offset;
       const sectionEnd = section.byteLength - base;
       for (let b = 0; b < length && b < sectionEnd; b += BLOCK_BYTES) {
-        crcs[(base + b) / BLOCK_BYTES] = crc32(buffer.subarray(b, Math.min(b + BLOCK_BYTES, sectionEnd)));
+        crcs[(base + b) / BLOCK_BYTES] = blockChecksum(buffer.subarray(b, Math.min(b + BLOCK_BYTES, sectionEnd)));
       }
       await new Promise((done) => setImmediate(done));
     }
