@@ -56,6 +56,8 @@ RUN mkdir -p /app/models && if [ -n "$LOCAL_MODELS" ]; then MODELS_DIR=/app/mode
 FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
+# git for the git source (CORPUS_GIT_URL): the real binary fetches; openssh-client for ssh remotes.
+RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates openssh-client && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 ARG LOCAL_MODELS=""
 # The model runtime is an optional dependency: installed only when models are baked in.

@@ -1,7 +1,7 @@
 // The index job the configuration asks for: corpus folder, index options, snapshot file and the
 // engine version. main.ts (the server) and index-cli.ts (`npm run index`) both build it here, so a
 // snapshot written ahead of time matches what the server would build.
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import pkg from '../package.json' with { type: 'json' };
 import type { Config } from './config/config.js';
 import { fileIdentities } from './corpus/file-identity.js';
@@ -16,7 +16,8 @@ export async function indexJobOf(config: Config, indexFile = config.indexFile): 
   if (config.bm25K1 !== undefined) options.k1 = config.bm25K1;
   if (config.bm25B !== undefined) options.b = config.bm25B;
   return {
-    corpusRoot: resolve(config.corpusDir),
+    // With a git source the folder is the working copy, and CORPUS_GIT_PATH the part of it served.
+    corpusRoot: config.git === undefined || config.git.path === '' ? resolve(config.corpusDir) : join(resolve(config.corpusDir), config.git.path),
     options,
     engine: await engineVersion(pkg.version),
     // The tokens file is never indexed, whatever path leads to it (the boot refuses one inside CORPUS_DIR).

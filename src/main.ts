@@ -49,6 +49,7 @@ async function main(): Promise<void> {
     import('./logger.js'),
     import('./mcp/index-holder.js'),
     import('./semantic/semantic-from-config.js'),
+    import('./git-source/git-source.js'),
   ]);
   serverModules.catch(() => undefined); // awaited below; a configuration error exits before
   const [{ availableCpus }, { ConfigError }, { loadConfig }, { VECTOR_SAVE_WAIT_MS }, { checkSnapshotInWorker, produceIndex }, { runInChild }, { indexJobOf }, { mcpResourceUrl }] = await configModules;
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
     { createLogger },
     { IndexHolder },
     { semanticServiceFromConfig },
+    { GitSource },
   ] = await serverModules;
   // AUTH_TOKENS_FILE is read here rather than in src/config/, which stays a pure function of its arguments.
   let fileTokens: string[] = [];
@@ -167,13 +169,20 @@ async function main(): Promise<void> {
   }
 
   const holder = new IndexHolder();
+  // With a git source, each build first checks out the commit fetched last (between builds, never
+  // under one), and the index it produces carries that commit.
+  let git: InstanceType<typeof GitSource> | undefined;
+  // Set once the server listens: the git source's first commit starts the index through it.
+  let startFirstIndex: () => ReturnType<typeof indexService.start> = () => Promise.reject(new Error('not listening yet'));
+  let builtCommit: string | undefined;
   const indexService = new IndexService({
-    holder,
+    holder: { set: (corpus) => holder.set({ ...corpus, ...(builtCommit !== undefined ? { commit: builtCommit } : {}) }), fail: (error) => holder.fail(error) },
     job,
     logger,
     // The boot takes the check started above; a reload goes to a build process, which checks the
     // snapshot itself (its memory, reading changed files included, leaves with it).
     run: async (next, onProgress) => {
+      if (git !== undefined) builtCommit = await git.checkoutFetched();
       const check = snapshotCheck;
       snapshotCheck = undefined;
       const build = (buildJob: typeof next) => runInChild(buildJob, { onProgress });
@@ -183,6 +192,24 @@ async function main(): Promise<void> {
       return produceIndex(next, { check: checked, build });
     },
   });
+  if (config.git !== undefined) {
+    git = new GitSource({
+      dir: resolve(config.corpusDir),
+      url: config.git.url,
+      ref: config.git.ref,
+      token: config.git.token,
+      pollSeconds: config.git.pollSeconds,
+      maxBytes: config.git.maxBytes,
+      logger,
+      // Passed through to git untouched (PATH, HOME, SSH settings), not read: the settings came from loadConfig.
+      // eslint-disable-next-line no-restricted-properties
+      baseEnv: process.env,
+      reload: (trigger) => (holder.current === undefined ? startFirstIndex() : indexService.reload(trigger)),
+    });
+    indexService.onReload((record) => {
+      if (record.outcome === 'ok') git?.served(holder.current?.commit);
+    });
+  }
   // Embeddings and rerank: off without an endpoint; wired to the index and its cache file below.
   const semantic = semanticServiceFromConfig(config.semantic, logger);
   // The MCP Apps view, which `npm run build` writes beside the compiled server (dist/view/). Run from
@@ -191,7 +218,7 @@ async function main(): Promise<void> {
   if (viewerHtml === undefined) logger.info({}, 'no MCP Apps view: run npm run build to build dist/view/viewer.html');
   let assembled: ReturnType<typeof assembleServer>;
   try {
-    assembled = assembleServer({ config, holder, semantic, indexService, logger, fileTokens, version: pkg.version, ...(viewerHtml !== undefined ? { viewerHtml } : {}), ...(authStore ? { authStore } : {}), ...(createSignIn ? { createSignIn } : {}), ...(sharedStore ? { sharedStore } : {}) });
+    assembled = assembleServer({ config, holder, semantic, indexService, ...(git ? { gitSource: git } : {}), logger, fileTokens, version: pkg.version, ...(viewerHtml !== undefined ? { viewerHtml } : {}), ...(authStore ? { authStore } : {}), ...(createSignIn ? { createSignIn } : {}), ...(sharedStore ? { sharedStore } : {}) });
   } catch (error) {
     if (error instanceof StaticTokenConfigError) {
       console.error(`corpus-mcp: ${error.message}`);
@@ -228,20 +255,39 @@ async function main(): Promise<void> {
   logger.info({ host: bound.address, port: bound.port, pid: process.pid, mcp_url: mcpResourceUrl(config.publicUrl), heap_limit_mb: heapLimitMb }, 'listening');
   listening();
   // The index is checked in a worker or built in a child process: /healthz answers throughout.
-  indexService.start().then(
-    () => {
-      // In the background: keyword search answers meanwhile, and a failing endpoint is retried.
-      // Each reloaded index is embedded again (cached chunk vectors are reused).
-      const current = holder.current;
-      if (current !== undefined) void semantic.embedInBackground(current.index);
-      holder.onChange((served) => void semantic.embedInBackground(served.index));
-      if (config.corpusWatch) startWatching();
-    },
-    (error: Error) => {
-      console.error(`corpus-mcp: cannot serve the corpus: ${error.message}`);
-      process.exit(1);
-    },
-  );
+  const startIndex = (): ReturnType<typeof indexService.start> =>
+    indexService.start().then(
+      (record) => {
+        // In the background: keyword search answers meanwhile, and a failing endpoint is retried.
+        // Each reloaded index is embedded again (cached chunk vectors are reused).
+        const current = holder.current;
+        if (current !== undefined) void semantic.embedInBackground(current.index);
+        holder.onChange((served) => void semantic.embedInBackground(served.index));
+        if (config.corpusWatch) startWatching();
+        return record;
+      },
+      (error: Error) => {
+        console.error(`corpus-mcp: cannot serve the corpus: ${error.message}`);
+        process.exit(1);
+      },
+    );
+  startFirstIndex = startIndex;
+  if (git === undefined) void startIndex();
+  else {
+    // A working copy kept from an earlier run is served at once, then fetched; a fresh one is fetched
+    // first, retried with backoff while the remote refuses (/readyz says why), and served once it is.
+    const source = git;
+    source.prepare().then(
+      (head) => {
+        if (head === undefined) return source.start();
+        void startIndex().then(() => source.start());
+      },
+      (error: Error) => {
+        console.error(`corpus-mcp: cannot use CORPUS_DIR as the git working copy: ${error.message}`);
+        process.exit(1);
+      },
+    );
+  }
   if (config.metricsPort !== undefined) {
     const metricsServer = serve({ fetch: ops.metricsApp.fetch, hostname: config.host, port: config.metricsPort, serverOptions }, (info) => {
       logger.info({ host: info.address, port: info.port }, 'metrics listening');
@@ -266,7 +312,10 @@ async function main(): Promise<void> {
       .then(() => store?.close())
       .catch((error: unknown) => logger.warn({ err: error }, 'closing the shared store failed'))
       .then(() => process.exit(0));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGTERM', () => {
+    git?.stop();
+    stop('SIGTERM');
+  });
   process.on('SIGINT', () => stop('SIGINT'));
   // SIGHUP: rebuild from the corpus folder and swap the new index in; the old one serves until then,
   // and keeps serving if the rebuild fails.

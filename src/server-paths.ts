@@ -9,6 +9,8 @@ export const SERVER_PATHS = Object.freeze({
   healthz: '/healthz',
   /** Readiness: the index is loaded. */
   readyz: '/readyz',
+  /** The git source's push webhook, with CORPUS_GIT_WEBHOOK_SECRET. */
+  gitHook: '/hooks/git',
   /** Prometheus metrics. */
   metrics: '/metrics',
   /** RFC 9728 protected resource metadata (the bare form; the MCP one appends its path). */

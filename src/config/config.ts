@@ -76,6 +76,28 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Optional embeddings and rerank endpoints. */
   semantic: SemanticConfig;
+  /** CORPUS_GIT_*: the repository whose working copy is `corpusDir`; undefined serves the folder as it is. */
+  git: GitSourceConfig | undefined;
+  /** SOURCE_URL_TEMPLATE, or the one derived from a GitHub or GitLab CORPUS_GIT_URL; undefined gives no `url`s. */
+  sourceUrlTemplate: string | undefined;
+}
+
+/** A git repository served from a shallow working copy in CORPUS_DIR. */
+export interface GitSourceConfig {
+  /** CORPUS_GIT_URL: https, ssh, git, file or a local path; never with a password. */
+  url: string;
+  /** CORPUS_GIT_REF; undefined follows the remote's default branch (its HEAD). */
+  ref: string | undefined;
+  /** CORPUS_GIT_PATH, normalised, no leading or trailing slash; '' for the whole repository. */
+  path: string;
+  /** CORPUS_GIT_TOKEN (never logged). */
+  token: string | undefined;
+  /** CORPUS_GIT_POLL */
+  pollSeconds: number;
+  /** CORPUS_GIT_WEBHOOK_SECRET; undefined serves no /hooks/git. */
+  webhookSecret: string | undefined;
+  /** CORPUS_GIT_MAX_MB, in bytes. */
+  maxBytes: number;
 }
 
 /** What one tool call may ask for. */

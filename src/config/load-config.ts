@@ -3,6 +3,7 @@
 // A pure function of its arguments: what it needs from the machine (the CPU count) is passed in.
 import { DEFAULT_SEARCH_OPTIONS } from '../search/search-options.js';
 import { readAuth } from './auth.js';
+import { gitConfig, gitProblems } from './git.js';
 import type { Config } from './config.js';
 import { ConfigError } from './config-error.js';
 import { parserOf } from './env-kinds.js';
@@ -71,6 +72,7 @@ export function loadConfig(env: Env = process.env, machine: Machine = { cpus: 1 
     ...authProblems,
     ...secretProblems,
     ...semanticProblems(env, e),
+    ...gitProblems(env, e),
     ...overlapProblems(env, e.CHUNK_WORDS ?? DEFAULT_SEARCH_OPTIONS.chunkWords, e.CHUNK_OVERLAP_WORDS),
     ...hostProblems(host, givenPublicUrl, auth),
     ...clearTextProblems(host, givenPublicUrl, auth),
@@ -122,6 +124,7 @@ export function loadConfig(env: Env = process.env, machine: Machine = { cpus: 1 
     },
     databaseUrl,
     semantic: semanticConfig(env, e, machine.cpus),
+    ...gitConfig(env, e),
     indexFile: e.INDEX_FILE?.trim(),
     corpusWatch: e.CORPUS_WATCH,
     corpusWatchDebounceMs: e.CORPUS_WATCH_DEBOUNCE_MS,

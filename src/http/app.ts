@@ -44,8 +44,8 @@ export function createApp({ publicUrl, health, mcp, open = [], middleware = [], 
   const app = new Hono<AppEnv>();
   for (const m of middleware) app.use(m);
   app.use(hostCheck({ publicUrl, checks: 'host', addressHostPaths: OPERATOR_PATHS }));
-  // /mcp has its own, larger limit, after authentication.
-  app.use(smallBodyLimit({ except: [SERVER_PATHS.mcp] }));
+  // /mcp has its own, larger limit, after authentication; the push webhook its own too.
+  app.use(smallBodyLimit({ except: [SERVER_PATHS.mcp, SERVER_PATHS.gitHook] }));
   app.route('/', health);
   for (const part of open) if (part !== undefined) app.route('/', part as Hono<AppEnv>);
   app.route('/', mcp);

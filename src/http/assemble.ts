@@ -27,6 +27,7 @@ import type { Authentication, AuthenticationOptions } from './authentication.js'
 import { requestScopedLogger } from './middleware/request-id.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { endpointCardRoutes } from './routes/server-card.js';
+import { gitHookRoutes } from './routes/git-hook.js';
 import { protectedResourceMetadataUrl } from './routes/well-known.js';
 import { httpServerOptions } from './server-options.js';
 import { guardSockets } from './socket-guards.js';
@@ -57,6 +58,8 @@ export interface AssembleOptions {
   viewerHtml?: string;
   /** The service building and reloading the index, when there is one: feeds /readyz and the metrics. */
   indexService?: OperationsOptions['indexService'];
+  /** The git source (CORPUS_GIT_URL): /readyz and the metrics show it, and with a webhook secret /hooks/git starts its fetches. */
+  gitSource?: OperationsOptions['gitSource'] & { syncNow(trigger: string): unknown };
   /**
    * With LOGIN_PROVIDER: the store (AUTH_DATA_DIR) and `createSignIn` from src/auth/server/sign-in.ts,
    * which the caller imports only then, so a server without team sign-in never loads oidc-provider.
@@ -106,6 +109,13 @@ export function listenOptions(config: Config): ServerOptions {
   return httpServerOptions({ requestTimeoutMs: config.requestTimeoutMs });
 }
 
+/** /hooks/git, only when there is a git source and a webhook secret. */
+function gitHook(config: Config, source: AssembleOptions['gitSource']): Hono | undefined {
+  const secret = config.git?.webhookSecret;
+  if (secret === undefined || source === undefined) return undefined;
+  return gitHookRoutes({ secret, sync: (trigger) => void source.syncNow(trigger) });
+}
+
 export function assembleServer(options: AssembleOptions): AssembledServer {
   const { config, holder, logger, semantic, fileTokens = [], version = '0.0.0', oauthTuning, overrides = {} } = options;
   const publicUrl = options.publicUrl ?? config.publicUrl;
@@ -143,6 +153,7 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     },
     semantic,
     ...(options.indexService ? { indexService: options.indexService } : {}),
+    ...(options.gitSource ? { gitSource: options.gitSource } : {}),
     // Metrics tell an attacker how their brute force goes and what runs here: off loopback they are
     // on the public port only behind METRICS_TOKEN; METRICS_PORT moves them to a listener of their own.
     publicMetrics: config.metricsPort === undefined && (isLoopbackHost(config.host) || config.auth.metricsToken !== undefined),
@@ -197,6 +208,7 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
       }),
       ops.routes,
       authentication.routes,
+      gitHook(config, options.gitSource),
     ],
     mcp: mcpRoutes({ handler: mcp.fetch, publicUrl, maxBodyBytes: endpointOptions.maxBodyBytes ?? config.maxBodyBytes, before: ops.beforeMcp, authenticate }),
   });

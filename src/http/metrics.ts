@@ -19,6 +19,8 @@ import { SESSION_END_REASONS } from '../mcp/sessions/session-registry.js';
 import type { SessionEndReason } from '../mcp/sessions/session-registry.js';
 import { progressRatio } from '../index-service/build-progress.js';
 import type { BuildProgress } from '../index-service/build-progress.js';
+import { GIT_ERROR_CODES } from '../git-source/git-command.js';
+import type { GitSourceStatus } from '../git-source/git-source.js';
 
 /** Why a request was refused by auth; anything else is counted as 'other'. */
 export const AUTH_FAILURE_REASONS = [...AUTH_ERROR_CODES, 'session_principal_mismatch', 'metrics_token'] as const;
@@ -101,6 +103,8 @@ export interface Metrics {
   recordIndexReload(reload: IndexReloadValues): void;
   /** Read the progress of the index build or reload under way (undefined when none) at scrape time. */
   observeIndexBuild(read: () => BuildProgress | undefined): void;
+  /** The git source's served commit, last fetch and current error. */
+  observeGitSource(read: () => GitSourceStatus): void;
   /** The exposition in Prometheus text format, and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -149,6 +153,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   let semanticSource: (() => string) | undefined;
   let semanticProgress: (() => { embedded: number; total: number } | undefined) | undefined;
   let buildSource: (() => BuildProgress | undefined) | undefined;
+  let gitSource: (() => GitSourceStatus) | undefined;
 
   const httpLabels = ['route', 'method', 'status'] as const;
   const httpRequests = counter('corpus_mcp_http_requests_total', 'HTTP requests answered, by route pattern, method and status.', httpLabels);
@@ -193,6 +198,21 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     progress.reset();
     const current = buildSource?.();
     if (current !== undefined) progress.set({ phase: current.phase }, progressRatio(current));
+  });
+  gauge('corpus_mcp_git_commit_info', 'With a git source: 1, labelled by the commit whose index is served; no series before the first.', ['commit'], (info) => {
+    info.reset();
+    const commit = gitSource?.().commit;
+    if (commit !== undefined) info.set({ commit }, 1);
+  });
+  gauge('corpus_mcp_git_fetched_timestamp_seconds', 'With a git source: Unix time of the last successful fetch; no series before the first.', [], (fetched) => {
+    fetched.reset();
+    const at = gitSource?.().fetchedAt;
+    if (at !== undefined) fetched.set(at / 1000);
+  });
+  gauge('corpus_mcp_git_fetch_error', 'With a git source: 1 while the last fetch (or the build of its commit) failed, labelled by its code; the last good commit keeps serving.', ['code'], (failing) => {
+    failing.reset();
+    const error = gitSource?.().error;
+    if (error !== undefined) failing.set({ code: (GIT_ERROR_CODES as readonly string[]).includes(error.code) ? error.code : 'build_failed' }, 1);
   });
   gauge('corpus_mcp_boot_timestamp_seconds', 'Unix time the server booted.').set(bootTimeMs / 1000);
   indexReady.set(0);
@@ -250,6 +270,9 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     },
     observeIndexBuild(read) {
       buildSource = read;
+    },
+    observeGitSource(read) {
+      gitSource = read;
     },
     setIndexStats(stats) {
       indexDocuments.set(stats.documents);

@@ -8,6 +8,7 @@ import type { MiddlewareHandler } from 'hono';
 import { SERVER_DEFAULTS } from '../config/server-defaults.js';
 import type { AppLogger, Logger } from '../logger.js';
 import type { IndexService } from '../index-service/index-service.js';
+import type { GitSource } from '../git-source/git-source.js';
 import type { IndexHolder } from '../mcp/index-holder.js';
 import type { McpEndpoint } from '../mcp/mcp-endpoint.js';
 import type { SemanticService } from '../semantic/semantic-service.js';
@@ -50,6 +51,8 @@ export interface OperationsOptions {
   semantic?: SemanticService;
   /** The service that builds and reloads the index: its reloads feed the metrics and /readyz. Default none. */
   indexService?: Pick<IndexService, 'status' | 'onReload'>;
+  /** The git source, when CORPUS_GIT_URL is set: its commit, fetch time and error feed /readyz and the metrics. */
+  gitSource?: Pick<GitSource, 'status'>;
 }
 
 export interface Operations {
@@ -77,7 +80,7 @@ export interface Operations {
 }
 
 export function createOperations(options: OperationsOptions): Operations {
-  const { logger, publicUrl, holder, drainTimeoutMs = SERVER_DEFAULTS.drainTimeoutMs, metricsGuard, authRequired = false, access, indexService, publicMetrics = true, semantic } = options;
+  const { logger, publicUrl, holder, drainTimeoutMs = SERVER_DEFAULTS.drainTimeoutMs, metricsGuard, authRequired = false, access, indexService, publicMetrics = true, semantic, gitSource } = options;
   const metrics = options.metrics ?? createMetrics();
   if (semantic !== undefined) {
     metrics.observeSemanticState(() => semantic.state.state);
@@ -95,6 +98,7 @@ export function createOperations(options: OperationsOptions): Operations {
   holder.onChange(({ index: swapped }) => metrics.setIndexStats(swapped.stats));
   indexService?.onReload((reload) => metrics.recordIndexReload(reload));
   if (indexService) metrics.observeIndexBuild(() => indexService.status().progress);
+  if (gitSource) metrics.observeGitSource(() => gitSource.status());
 
   // The tools are the endpoint's, known once it is observed.
   let tools: readonly { name: string; title?: string | undefined }[] = [];
@@ -121,6 +125,7 @@ export function createOperations(options: OperationsOptions): Operations {
       notReadyReason: () => (shutdown.draining ? 'the server is shutting down' : undefined),
       ...(semantic ? { semantic } : {}),
       indexStatus: indexService ? () => indexService.status() : undefined,
+      ...(gitSource ? { gitStatus: () => gitSource.status() } : {}),
     }),
     routes,
     observe({ events, sessions, service }) {

@@ -10,6 +10,8 @@ import type { SearchIndex } from '../search/search-index.js';
 export interface CorpusContent {
   index: SearchIndex;
   skipped: readonly SkippedFile[];
+  /** The git commit the documents are from, with a git source: the `{commit}` of source URLs. */
+  commit?: string | undefined;
 }
 
 /** What the tools serve from: the content and its generation (1 for the first index, +1 per swap). */
@@ -71,7 +73,7 @@ export class IndexHolder {
   set(corpus: CorpusContent): ServedCorpus {
     if (this.#failure) throw new Error('IndexHolder failed to build its first index; it cannot be set afterwards');
     const previous = this.#current;
-    const served: ServedCorpus = Object.freeze({ index: corpus.index, skipped: corpus.skipped, generation: (previous?.generation ?? 0) + 1 });
+    const served: ServedCorpus = Object.freeze({ index: corpus.index, skipped: corpus.skipped, generation: (previous?.generation ?? 0) + 1, ...(corpus.commit !== undefined ? { commit: corpus.commit } : {}) });
     this.#current = served;
     if (previous === undefined) {
       this.#resolve(served);

@@ -7,6 +7,7 @@ import { progressUnit } from '../../index-service/build-progress.js';
 import type { BuildProgress } from '../../index-service/build-progress.js';
 import type { IndexStatus } from '../../index-service/index-service.js';
 import type { IndexHolder } from '../../mcp/index-holder.js';
+import type { GitSourceStatus } from '../../git-source/git-source.js';
 import type { SemanticService } from '../../semantic/semantic-service.js';
 import { SERVER_PATHS } from '../../server-paths.js';
 
@@ -21,9 +22,11 @@ export interface HealthRoutesOptions {
   semantic?: SemanticService;
   /** Generation and last reload of the index; shown when given. */
   indexStatus?: (() => IndexStatus) | undefined;
+  /** The git source's commit, fetch and error; shown when given. A failed fetch keeps serving (200, "degraded"). */
+  gitStatus?: () => GitSourceStatus;
 }
 
-export function healthRoutes({ holder, notReadyReason, semantic, indexStatus }: HealthRoutesOptions): Hono {
+export function healthRoutes({ holder, notReadyReason, semantic, indexStatus, gitStatus }: HealthRoutesOptions): Hono {
   const routes = new Hono();
   routes.get(SERVER_PATHS.healthz, (c) => c.json({ status: 'ok' }));
   routes.get(SERVER_PATHS.readyz, (c) => {
@@ -31,11 +34,20 @@ export function healthRoutes({ holder, notReadyReason, semantic, indexStatus }: 
     if (extra !== undefined) return c.json({ status: 'unavailable', reason: extra }, 503);
     if (holder.failure) return c.json({ status: 'failed', reason: 'the index failed to build' }, 503);
     const served = holder.current;
-    if (!served) return c.json({ status: 'starting', reason: 'the index is being built', ...buildField(indexStatus?.().progress) }, 503);
+    const git = gitStatus?.();
+    if (!served) {
+      if (git !== undefined && git.error !== undefined) {
+        return c.json({ status: 'starting', reason: `the git repository could not be served yet: ${git.error.summary}; retrying`, git: gitFields(git) }, 503);
+      }
+      return c.json({ status: 'starting', reason: 'the index is being built', ...buildField(indexStatus?.().progress), ...(git ? { git: gitFields(git) } : {}) }, 503);
+    }
     const { documents, chunks } = served.index.stats;
     // A failed reload leaves the previous index serving: still ready (200), with the failure shown.
     const { skipped, notDocuments } = skippedCounts(served.skipped);
-    const body = { status: 'ready', documents, chunks, skipped, not_documents: notDocuments, generation: served.generation, ...reloadFields(indexStatus?.()) };
+    const body = { status: 'ready', documents, chunks, skipped, not_documents: notDocuments, generation: served.generation, ...reloadFields(indexStatus?.()), ...(git ? { git: gitFields(git) } : {}) };
+    if (git?.error !== undefined) {
+      return c.json({ ...body, status: 'degraded', reason: `git source: ${git.error.summary}; the last good commit keeps serving` });
+    }
     const state = semantic?.state;
     if (state === undefined || state.state === 'off') return c.json(body);
     if (state.state === 'degraded') {
@@ -65,6 +77,15 @@ function reloadFields(status: IndexStatus | undefined): Record<string, unknown> 
             ...(last.outcome === 'failed' ? { error: last.code ?? 'build_failed' } : {}),
           },
         }),
+  };
+}
+
+function gitFields(git: GitSourceStatus): Record<string, unknown> {
+  return {
+    commit: git.commit ?? null,
+    fetched_at: git.fetchedAt === undefined ? null : new Date(git.fetchedAt).toISOString(),
+    ...(git.fetchedCommit !== undefined && git.fetchedCommit !== git.commit ? { fetched_commit: git.fetchedCommit } : {}),
+    last_error: git.error === undefined ? null : { code: git.error.code, message: git.error.summary, at: new Date(git.error.at).toISOString(), failures: git.failures },
   };
 }
 
