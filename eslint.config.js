@@ -202,6 +202,21 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/git-source/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        hono,
+        folder('mcp', 'git-source/ fills CORPUS_DIR; it knows nothing of MCP.'),
+        folder('http', 'git-source/ knows nothing of HTTP: http/ mounts its webhook.'),
+        folder('search', 'git-source/ knows nothing of search.'),
+        folder('index-service', 'git-source/ asks for reloads through the function it is given.'),
+        { group: ['../config', '../config.js', '../config/*'], message: 'git-source/ gets typed options, never config.' },
+        { group: ['@modelcontextprotocol/*'], message: 'git-source/ knows nothing of MCP.' },
+      ),
+    },
+  },
+  {
     files: ['src/auth/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict(
