@@ -20,6 +20,8 @@ import { connectClient } from './support/test-server.js';
 const TOKEN = 'tok-e2e-7c1a9d3f5b2e4c6a8d0f1b3e5a7c9d2f';
 /** A bound on a hang, never a measure of speed. */
 const WITHIN = { timeoutMs: 60_000, intervalMs: 100 };
+/** Each test spawns the server and walks through several events: a hang guard, not a speed bound. */
+const TEST_TIMEOUT_MS = 240_000;
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -146,7 +148,7 @@ describe('a git source over https with a token', () => {
     expect(JSON.stringify(server.lines)).not.toContain(TOKEN);
     expect(JSON.stringify((await readyz(server)).body)).not.toContain(TOKEN);
     for (const file of filesUnder(dir)) if (statSync(file).size < 10_000_000) expect(readFileSync(file, 'latin1'), file).not.toContain(TOKEN);
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('at first boot with a wrong token: /healthz 200, /readyz 503 with the reason, no crash; served once the token works', async () => {
     const repo = repository();
@@ -166,7 +168,7 @@ describe('a git source over https with a token', () => {
     http.setToken(wrong);
     await eventually(async () => (await servedCommit(server)) === first, { ...WITHIN, what: 'the repository served' });
     expect((await readyz(server)).status).toBe(200);
-  });
+  }, TEST_TIMEOUT_MS);
 });
 
 describe('a git source from a local path, with a webhook', () => {
@@ -207,7 +209,7 @@ describe('a git source from a local path, with a webhook', () => {
     await eventually(async () => (await readyz(server)).body.git?.last_error?.code === 'ref_not_found', { ...WITHIN, what: 'the vanished ref shown' });
     expect(await servedCommit(server)).toBe(second);
     expect((await search(c, 'gamma')).map((h) => h.source)).toEqual(['guide.md']);
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('refuses a repository over CORPUS_GIT_MAX_MB with its size at first boot, and stays up', async () => {
     const repo = repository();
@@ -218,5 +220,5 @@ describe('a git source from a local path, with a webhook', () => {
     expect(ready.status).toBe(503);
     expect(ready.body.reason).toMatch(/holds 1\.5 MB of files, over CORPUS_GIT_MAX_MB \(1 MB\)/);
     expect(server.child.exitCode).toBeNull();
-  });
+  }, TEST_TIMEOUT_MS);
 });
