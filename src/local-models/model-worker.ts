@@ -10,6 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { fetchModel } from './hub-download.js';
 import { LocalModelError } from './local-model-error.js';
 import { missingFiles, readModelFolder, type ModelFolder, type ModelTask } from './model-folder.js';
+import { paddedInputs, specialTokens, tokenWindows } from './token-windows.js';
 import type { ModelReply, ModelRequest, ModelThreadData } from './model-thread.js';
 
 /**
@@ -53,6 +54,7 @@ interface Loaded {
   before: number[];
   after: number[];
   pad: number;
+  maxTokens: number;
 }
 
 async function load(): Promise<Loaded> {
@@ -83,53 +85,19 @@ async function load(): Promise<Loaded> {
     const options = { local_files_only: true, dtype: 'fp32' as const, session_options: { intraOpNumThreads: threads, interOpNumThreads: 1 } };
     const tokenizer = await t.AutoTokenizer.from_pretrained(id, { local_files_only: true });
     const model = task === 'rerank' ? await t.AutoModelForSequenceClassification.from_pretrained(id, options) : await t.AutoModel.from_pretrained(id, options);
-    const bare = tokenizer.encode('a', { add_special_tokens: false });
-    const full = tokenizer.encode('a');
-    const at = full.findIndex((_, i) => bare.every((token, j) => full[i + j] === token));
-    const before = at < 0 ? [] : full.slice(0, at);
-    const after = at < 0 ? [] : full.slice(at + bare.length);
-    return { t, folder, tokenizer, model, before, after, pad: tokenizer.pad_token_id ?? 0 };
+    const { before, after } = specialTokens(tokenizer);
+    return { t, folder, tokenizer, model, before, after, pad: tokenizer.pad_token_id ?? 0, maxTokens: folder.maxTokens };
   } catch (error) {
     throw new LocalModelError('model_damaged', `model ${id} does not load (${message(error)}); fetch it again (npm run models -- fetch ${id})`);
   }
 }
 
-/** Every text's token windows: at most maxTokens with the special tokens, overlapping by a quarter. */
-function windows(m: Loaded, texts: readonly string[], prefix: string): { ids: number[][]; owner: number[] } {
-  const room = Math.max(1, m.folder.maxTokens - m.before.length - m.after.length);
-  const stride = Math.max(1, Math.floor((room * 3) / 4));
-  const ids: number[][] = [];
-  const owner: number[] = [];
-  texts.forEach((text, i) => {
-    const tokens = m.tokenizer.encode(prefix + text, { add_special_tokens: false });
-    for (let start = 0; ; start += stride) {
-      ids.push([...m.before, ...tokens.slice(start, start + room), ...m.after]);
-      owner.push(i);
-      if (start + room >= tokens.length) break;
-    }
-  });
-  return { ids, owner };
-}
-
-/** The model's inputs for these token rows, padded to the longest. */
-function inputs(m: Loaded, rows: readonly number[][]): Record<string, unknown> {
-  const width = Math.max(...rows.map((r) => r.length));
-  const ids = new BigInt64Array(rows.length * width).fill(BigInt(m.pad));
-  const mask = new BigInt64Array(rows.length * width);
-  rows.forEach((row, r) => {
-    row.forEach((token, c) => {
-      ids[r * width + c] = BigInt(token);
-      mask[r * width + c] = 1n;
-    });
-  });
-  const dims = [rows.length, width];
-  return { input_ids: new m.t.Tensor('int64', ids, dims), attention_mask: new m.t.Tensor('int64', mask, dims), token_type_ids: new m.t.Tensor('int64', new BigInt64Array(ids.length), dims) };
-}
-
 /** One unit vector per text, in one block (texts × dimensions). */
 async function embed(m: Loaded, texts: readonly string[], purpose: 'query' | 'passage'): Promise<{ block: Float32Array; dimensions: number }> {
-  const { ids, owner } = windows(m, texts, purpose === 'query' ? m.folder.queryPrefix : m.folder.passagePrefix);
-  const output = (await m.model(inputs(m, ids))) as Record<string, TensorLike>;
+  const { ids, owner } = tokenWindows(m, texts, purpose === 'query' ? m.folder.queryPrefix : m.folder.passagePrefix);
+  const feed = paddedInputs(ids, m.pad);
+  const tensor = (data: BigInt64Array) => new m.t.Tensor('int64', data, feed.dims);
+  const output = (await m.model({ input_ids: tensor(feed.inputIds), attention_mask: tensor(feed.attentionMask), token_type_ids: tensor(feed.tokenTypeIds) })) as Record<string, TensorLike>;
   const hidden = output.last_hidden_state ?? output.token_embeddings ?? Object.values(output)[0];
   if (hidden === undefined || hidden.dims.length !== 3) throw new LocalModelError('model_damaged', `model ${m.folder.id} returned no token embeddings (last_hidden_state)`);
   const [, width, dimensions] = hidden.dims as [number, number, number];
