@@ -41,11 +41,17 @@ async function boot(root: string, env: Record<string, string> = {}, until: 'read
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   let readyMs = 0;
+  let degraded: unknown;
   for (;;) {
+    if (degraded !== undefined) {
+      await stopServer(child);
+      throw new Error(`the local model did not load: ${JSON.stringify(degraded)}`);
+    }
     if (child.exitCode !== null) throw new Error(`the server in ${root} exited with ${child.exitCode}`);
     try {
       const response = await fetch(`http://127.0.0.1:${port}/readyz`);
       const body = (await response.json()) as { semantic?: { state: string } };
+      if (body.semantic?.state === 'degraded') degraded = body.semantic;
       if (response.status === 200 && (until === 'ready' || body.semantic?.state === 'ready')) {
         readyMs = performance.now() - started;
         break;
