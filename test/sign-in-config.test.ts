@@ -64,7 +64,7 @@ describe('loadConfig > team sign-in (LOGIN_PROVIDER)', () => {
   });
 
   it('accepts plain http for a loopback upstream issuer (tests, local IdPs)', () => {
-    expect(loadConfig({ ...GOOGLE, LOGIN_OIDC_ISSUER: 'http://127.0.0.1:9000' }).auth.login?.oidcIssuer).toBe('http://127.0.0.1:9000');
+    expect(loadConfig({ ...GOOGLE, LOGIN_OIDC_ISSUER: 'http://127.0.0.1:9000' }).auth.login).toMatchObject({ oidcIssuer: 'http://127.0.0.1:9000' });
   });
 
   it.each([

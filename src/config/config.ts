@@ -1,7 +1,7 @@
 // The typed, validated settings loadConfig returns. Units are in the names; each field says which
 // variable sets it, and schema.ts says what the variable does, its range and its default.
 import type { LogLevel } from '../logger.js';
-import type { LOGIN_PROVIDERS } from './schema.js';
+import type { LoginProvider } from './schema.js';
 
 export interface Config {
   /** CORPUS_DIR, resolved by the caller against the working directory. */
@@ -192,11 +192,10 @@ export interface AuthConfig {
  * The built-in authorization server (LOGIN_PROVIDER): this server becomes the OAuth issuer clients
  * talk to (issuer = PUBLIC_URL) and delegates the sign-in itself to the team's identity provider.
  */
-export interface LoginConfig {
-  /** LOGIN_PROVIDER */
-  provider: (typeof LOGIN_PROVIDERS)[number];
-  /** LOGIN_OIDC_ISSUER, for `oidc`. */
-  oidcIssuer: string | undefined;
+export type LoginConfig = LoginSettings & ({ provider: Extract<LoginProvider, 'oidc'>; /** LOGIN_OIDC_ISSUER */ oidcIssuer: string } | { provider: Extract<LoginProvider, 'github'> });
+
+/** The settings of every LOGIN_PROVIDER (LoginConfig adds the provider's own). */
+export interface LoginSettings {
   /** LOGIN_CLIENT_ID */
   clientId: string;
   /** LOGIN_CLIENT_SECRET */

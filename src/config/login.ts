@@ -62,11 +62,13 @@ export function readLogin(env: Env): { login: LoginConfig | undefined; problems:
     );
   }
   if (problems.length > 0 || l.LOGIN_CLIENT_ID === undefined || clientSecret === undefined || secret === undefined) return { login: undefined, problems };
+  const issuer = l.LOGIN_OIDC_ISSUER;
+  const ofProvider = provider === 'github' ? { provider } : issuer === undefined ? undefined : { provider, oidcIssuer: issuer };
+  if (ofProvider === undefined) return { login: undefined, problems }; // reported above
   return {
     problems,
     login: {
-      provider,
-      oidcIssuer: l.LOGIN_OIDC_ISSUER,
+      ...ofProvider,
       clientId: l.LOGIN_CLIENT_ID,
       clientSecret,
       githubUrl: l.LOGIN_GITHUB_URL.replace(/\/+$/, ''),

@@ -64,6 +64,7 @@ const variable = <K extends Kind<unknown>>(group: Group, kind: K, description: s
 });
 
 export const LOGIN_PROVIDERS = ['oidc', 'github'] as const;
+export type LoginProvider = (typeof LOGIN_PROVIDERS)[number];
 /** SESSION_SECRET's shortest length: the session-id key derives from it. */
 export const MIN_SESSION_SECRET_CHARS = 32;
 /** AUTH_SECRET's shortest length: the sign-in's signing and cookie keys derive from it. */

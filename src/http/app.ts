@@ -34,7 +34,7 @@ export interface AppParts {
   /** /mcp (routes/mcp.ts). */
   mcp: Hono<AppEnv>;
   /** Further open sub-apps, mounted in this order after the probes: server card, landing page, /metrics, authorization server. Default none. */
-  open?: readonly (Hono | Hono<AppEnv> | undefined)[];
+  open?: readonly (Hono | undefined)[];
   /** Mounted before every route (request ids, HTTP metrics). Default none. */
   middleware?: readonly MiddlewareHandler[];
   logger?: Logger;
@@ -47,7 +47,7 @@ export function createApp({ publicUrl, health, mcp, open = [], middleware = [], 
   // /mcp has its own, larger limit, after authentication; the push webhook its own too.
   app.use(smallBodyLimit({ except: [SERVER_PATHS.mcp, SERVER_PATHS.gitHook] }));
   app.route('/', health);
-  for (const part of open) if (part !== undefined) app.route('/', part as Hono<AppEnv>);
+  for (const part of open) if (part !== undefined) app.route('/', part);
   app.route('/', mcp);
 
   app.notFound((c) => c.json({ error: 'not_found', message: `no route for ${c.req.method} ${c.req.path}; the MCP endpoint is ${SERVER_PATHS.mcp}` }, 404));

@@ -40,6 +40,21 @@ export class QueryTerms {
   }
 }
 
+/** What a hit is made of: the ranked chunk, its document, and what its snippet is computed with. */
+export interface LazyHitParts {
+  chunkId: string;
+  document: Document;
+  heading: string;
+  score: number;
+  start: number;
+  end: number;
+  /** The page (from 1) the chunk begins on; 0 for a document without pages. */
+  page: number;
+  lastPage: number;
+  tokenizer: Tokenizer;
+  queryTerms: QueryTerms;
+}
+
 /**
  * A search hit. Its snippet is a getter on the prototype that computes the snippet on first read and
  * keeps it: ranking stays cheap, and a caller that shows five of twenty hits pays for five. A
@@ -63,18 +78,7 @@ export class LazyHit implements SearchHit {
   readonly #queryTerms: QueryTerms;
   #snippet: string | undefined;
 
-  constructor(
-    chunkId: string,
-    document: Document,
-    heading: string,
-    score: number,
-    start: number,
-    end: number,
-    page: number,
-    lastPage: number,
-    tokenizer: Tokenizer,
-    queryTerms: QueryTerms,
-  ) {
+  constructor({ chunkId, document, heading, score, start, end, page, lastPage, tokenizer, queryTerms }: LazyHitParts) {
     this.chunkId = chunkId;
     this.source = document.source;
     this.title = document.title;

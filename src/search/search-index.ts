@@ -241,18 +241,18 @@ export class SearchIndex {
       const start = this.#chunkStart[chunk] as number;
       const end = this.#chunkEnd[chunk] as number;
       hits.push(
-        new LazyHit(
-          chunkId(document.source, chunk - (this.#firstChunk[d] as number)),
+        new LazyHit({
+          chunkId: chunkId(document.source, chunk - (this.#firstChunk[d] as number)),
           document,
-          this.#headings[this.#chunkHeading[chunk] as number] as string,
-          scores[i] as number,
+          heading: this.#headings[this.#chunkHeading[chunk] as number] as string,
+          score: scores[i] as number,
           start,
           end,
-          this.#chunkPage[chunk] as number,
-          lastPageOf(document, start, end),
-          this.#tokenizer,
+          page: this.#chunkPage[chunk] as number,
+          lastPage: lastPageOf(document, start, end),
+          tokenizer: this.#tokenizer,
           queryTerms,
-        ),
+        }),
       );
     }
     return hits;

@@ -40,8 +40,8 @@ export function createSignIn({ login, issuer, resource, store, logger, onEvent, 
         webUrl: login.githubUrl, apiUrl: login.githubApiUrl, readOrgs: login.allowedGithubOrgs.length > 0,
       })
     : createOidcUpstream({
-        issuer: login.oidcIssuer!, clientId: login.clientId, clientSecret: login.clientSecret, redirectUri,
-        allowHttp: loopbackHttp(login.oidcIssuer!),
+        issuer: login.oidcIssuer, clientId: login.clientId, clientSecret: login.clientSecret, redirectUri,
+        allowHttp: loopbackHttp(login.oidcIssuer),
       });
   const allowlist = createAllowlist({
     emails: login.allowedEmails, emailDomains: login.allowedEmailDomains, requireHostedDomain: login.requireHostedDomain,

@@ -1,5 +1,6 @@
 import type { UpstreamIdentity } from './allowlist.js';
 import { CodedError } from '../../coded-error.js';
+import type { LoginProvider } from '../../config/schema.js';
 
 /** What `start` hands back: where to send the browser, and what must be kept until the callback. */
 export interface UpstreamStart {
@@ -25,7 +26,7 @@ export interface UpstreamSignIn {
  * and, for GitHub organisations, to re-check membership on refresh; nothing else.
  */
 export interface UpstreamLogin {
-  readonly provider: 'oidc' | 'github';
+  readonly provider: LoginProvider;
   start(): Promise<UpstreamStart>;
   /** Completes the sign-in from the callback URL. Throws UpstreamLoginError. */
   finish(callbackUrl: URL, saved: Record<string, string>): Promise<UpstreamSignIn>;
