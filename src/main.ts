@@ -2,7 +2,7 @@
 // and listen at once so /healthz answers, then have the index service produce the index (from
 // INDEX_FILE when it matches, else built in a child process; refusing to run without documents),
 // reload it on SIGHUP and, with CORPUS_WATCH, on file changes, and close cleanly on SIGTERM/SIGINT.
-// The only file that touches the console.
+// The server's only file that touches the console (the command-line tools print their own output).
 import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -68,7 +68,7 @@ async function boot(extra: Partial<IndexJob> = {}) {
 
 describe('IndexService', () => {
   describe('start', () => {
-    it('builds in a worker, writes the snapshot, and a second boot serves the snapshot with identical results', async () => {
+    it('builds in a child process, writes the snapshot, and a second boot serves the snapshot with identical results', async () => {
       const first = await boot();
       expect(first.record).toMatchObject({ outcome: 'ok', origin: 'build', generation: 1 });
       expect((await stat(indexFile)).size).toBeGreaterThan(1000);

@@ -1,14 +1,8 @@
-// Entry of the worker thread that checks a snapshot file at boot (snapshot-check-thread.ts): receives
-// the snapshot's and the corpus's paths as workerData and starts reading the file and walking the
-// corpus at once; the job (engine, index options) follows as the first message. Once the file is
-// found whole and made by that engine with those options, it sends the resident part, read into
-// shared memory (`read`, with the open descriptor and the digest the file must hash to: the server
-// verifies it while this thread goes on, and serves the texts from the file: snapshot-in-file.ts),
-// then answers whether it matches the corpus, the reason it was refused, or that only the corpus
-// files' bytes could decide, and ends. A thread rather than a process: it starts in tens of
-// milliseconds, loads only the checking code, runs on another core while the server loads its own
-// modules, and reads no corpus file, so it allocates little besides the snapshot's resident bytes,
-// which the server keeps.
+// Entry of the boot's snapshot check thread (snapshot-check-thread.ts starts it; the boot is told in
+// produce-index.ts): reads the file and walks the corpus from the paths in workerData, takes the job
+// as its first message, sends the resident part (`read`) once the file is this engine's, then the
+// check's answer, and ends. A thread rather than a process: it starts in tens of milliseconds and
+// loads only the checking code.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { IndexJob } from './index-job-spec.js';
 import { claimVerification } from './snapshot-check-thread.js';

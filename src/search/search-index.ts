@@ -97,7 +97,7 @@ export interface SearchIndexParts {
 
 /**
  * The immutable search index over a set of documents: chunked, tokenized and ranked with BM25F
- * plus pseudo-relevance feedback. Built once, then only read; one instance can serve every session.
+ * (pseudo-relevance feedback only with `feedbackWeight` > 0; off by default). Built once, then only read; one instance can serve every session.
  */
 export class SearchIndex {
   readonly stats: IndexStats;
