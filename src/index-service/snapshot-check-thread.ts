@@ -1,11 +1,7 @@
 // The worker thread that checks a snapshot file at boot, started from the file's and the corpus's
-// paths alone, so main.ts can start it before it loads the configuration and the server's modules:
-// on a large corpus the walk of the corpus and the read of the file are the longest stretch of a
-// boot, and the half second of loading before them need not be. The rest of the job (engine, index
-// options) follows once the configuration is loaded (`send`), and the thread decides nothing before
-// it has it. A thread started from a guess at the paths is used only for a job with those very paths
-// (produce-index.ts); any other job starts its own. This module loads nothing but Node's own:
-// everything heavier would stand before the thread's start.
+// paths alone (why main.ts starts it first: there). The rest of the job follows (`send`), and the
+// thread decides nothing before it has it. This module loads nothing but Node's own: everything
+// heavier would stand before the thread's start.
 import { closeSync, openSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { workerStarter } from '../entry-file.js';
