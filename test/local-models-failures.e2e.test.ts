@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startOpsServer, type OpsServer } from './metrics-server.js';
 import { eventually } from './support/eventually.js';
 import { startHub } from './support/fake-hub.js';
+import { BENCH_MODEL_ID, writeBenchModel } from '../scripts/tiny-models/tiny-models.js';
 import { writeCorpusFiles } from './support/sample-corpus.js';
 import { cleanUpSpawnedServers, spawnServer } from './support/spawned-server.js';
 import { callTool, LOCAL_FILES, TINY_EMBED_ID, TINY_RERANK_ID, tinyModelsDir, type SearchResult } from './support/tiny-models.js';
@@ -143,4 +144,26 @@ describe('a whole run with no network', () => {
     expect(server.lines.find((l) => l.msg === 'local embedding model loaded')).toMatchObject({ model: TINY_EMBED_ID });
     expect(server.lines.filter((l) => l.msg === 'no-network: connection refused')).toEqual([]);
   });
+});
+
+describe('SIGTERM while a local model embeds the corpus', () => {
+  afterAll(async () => {
+    await cleanUpSpawnedServers();
+  });
+
+  it('waits for the batch ONNX Runtime is running, then exits 0 (a thread stopped under it would abort the process)', async () => {
+    const modelsDir = mkdtempSync(join(tmpdir(), 'corpus-mcp-models-'));
+    writeBenchModel(modelsDir, ['alpha', 'beta']);
+    const corpusDir = mkdtempSync(join(tmpdir(), 'corpus-mcp-sigterm-'));
+    // Enough chunks for the embedding to last many batches of a model of MiniLM's size.
+    const words = Array.from({ length: 150 }, (_, i) => (i % 2 === 0 ? 'alpha' : 'beta')).join(' ');
+    await writeCorpusFiles(corpusDir, Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`d${i}.md`, `# D${i}\n\n${words}\n`])));
+    const server = await spawnServer({ EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_MODEL: BENCH_MODEL_ID, MODELS_DIR: modelsDir, MODELS_DOWNLOAD: 'false', MODEL_THREADS: '1' }, { corpusDir });
+    await eventually(
+      async () => (((await (await fetch(`${server.base}/readyz`)).json()) as { semantic?: { progress?: { embedded: number } } }).semantic?.progress?.embedded ?? 0) > 0,
+      { what: 'the embedding under way', timeoutMs: 60_000 },
+    );
+    server.child.kill('SIGTERM');
+    expect(await server.exit).toEqual({ code: 0, signal: null });
+  }, 120_000);
 });

@@ -132,7 +132,7 @@ export async function startOpsServer(options: OpsServerOptions = {}): Promise<Op
       return { client, transport };
     },
     async close() {
-      semantic.close();
+      await semantic.close();
       await created.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

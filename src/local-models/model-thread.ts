@@ -114,9 +114,19 @@ export class ModelThread {
     return this.#send({ op: 'rerank', query, passages });
   }
 
-  async close(): Promise<void> {
+  /**
+   * Ends the thread once the run in progress (one batch at most) is done, and resolves then; past
+   * `waitMs` it is terminated. Requests waiting fail.
+   */
+  async close(waitMs = 10_000): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
     this.#fail(new LocalModelError('thread_failed', 'the model thread is closed'));
-    await this.#worker.terminate();
+    const ended = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
+    this.#worker.postMessage({ op: 'close' });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), waitMs)));
+    if ((await Promise.race([ended, late])) === 'late') await this.#worker.terminate();
+    clearTimeout(timer);
   }
 }

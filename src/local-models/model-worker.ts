@@ -159,6 +159,14 @@ function message(error: unknown): string {
 const queue: ModelRequest[] = [];
 let busy = false;
 let loaded: Loaded | undefined;
+/**
+ * The server is closing: end once the run in progress is done. A thread stopped while ONNX Runtime
+ * runs (terminate(), or the process exiting) aborts the whole process.
+ */
+let closing = false;
+const endIfClosing = () => {
+  if (closing && !busy) process.exit(0);
+};
 
 async function drain(): Promise<void> {
   if (busy || loaded === undefined) return;
@@ -179,10 +187,17 @@ async function drain(): Promise<void> {
     }
   } finally {
     busy = false;
+    endIfClosing();
   }
 }
 
-port.on('message', (request: ModelRequest) => {
+port.on('message', (request: ModelRequest | { op: 'close' }) => {
+  if (request.op === 'close') {
+    closing = true;
+    queue.length = 0;
+    endIfClosing();
+    return;
+  }
   // A query jumps the passage batches: a user waits on it.
   if (request.op === 'embed' && request.purpose === 'query') {
     const firstPassage = queue.findIndex((r) => r.op !== 'embed' || r.purpose !== 'query');
@@ -199,5 +214,8 @@ load().then(
     post({ ready: { maxTokens: m.folder.maxTokens, pooling: m.folder.pooling, poolingFrom: m.folder.poolingFrom, declaresNormalize: m.folder.declaresNormalize, queryPrefix: m.folder.queryPrefix } });
     void drain();
   },
-  (error: unknown) => post({ failed: { code: error instanceof LocalModelError ? error.code : 'model_damaged', message: message(error) } }),
+  (error: unknown) => {
+    post({ failed: { code: error instanceof LocalModelError ? error.code : 'model_damaged', message: message(error) } });
+    endIfClosing();
+  },
 );

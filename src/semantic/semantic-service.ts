@@ -224,13 +224,15 @@ export class SemanticService {
     return this.#saving;
   }
 
-  /** Stops background retries, the vector scan's threads and a local model's threads. */
-  close(): void {
+  /**
+   * Stops background retries and the vector scan's threads, and ends a local model's threads: resolves
+   * once they are done with the batch they run (the process must not exit under them).
+   */
+  close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
     this.#replaceVectors(undefined);
-    void this.#embeddings?.close?.();
-    void this.#rerank?.close?.();
+    return Promise.all([this.#embeddings?.close?.(), this.#rerank?.close?.()]).then(() => undefined);
   }
 
   /**
