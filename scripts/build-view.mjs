@@ -21,6 +21,28 @@ const dropZodLocales = {
   },
 };
 
+/**
+ * The landing page's own host (src/view/landing-host.ts) as one script, inlined into the page a
+ * server without authentication serves at /.
+ */
+export async function buildLandingHostJs() {
+  const result = await build({
+    entryPoints: [join(viewDir, 'landing-host.ts')],
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    legalComments: 'none',
+    plugins: [dropZodLocales],
+    logLevel: 'warning',
+  });
+  const js = result.outputFiles[0].text;
+  if (/<\/script/i.test(js)) throw new Error('the landing host bundle contains a closing </script>: it cannot be inlined');
+  return js;
+}
+
 /** The view as one HTML document (a string). */
 export async function buildViewHtml() {
   const [script, style] = await Promise.all([

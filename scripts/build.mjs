@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { buildViewHtml } from './build-view.mjs';
+import { buildLandingHostJs, buildViewHtml } from './build-view.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const srcOut = join(root, 'dist', 'src');
@@ -80,3 +80,5 @@ if (!existsSync(entry)) throw new Error(`the bundle did not write ${entry}`);
 const viewerHtml = await buildViewHtml();
 mkdirSync(join(root, 'dist', 'view'), { recursive: true });
 writeFileSync(join(root, 'dist', 'view', 'viewer.html'), viewerHtml);
+// The landing page's host of the view, for a server without authentication.
+writeFileSync(join(root, 'dist', 'view', 'landing-host.js'), await buildLandingHostJs());

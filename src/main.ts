@@ -215,10 +215,11 @@ async function main(): Promise<void> {
   // The MCP Apps view, which `npm run build` writes beside the compiled server (dist/view/). Run from
   // sources before a build, there is none, and no tool names a view.
   const viewerHtml = await readFile(new URL('../view/viewer.html', import.meta.url), 'utf8').catch(() => undefined);
+  const landingHostJs = await readFile(new URL('../view/landing-host.js', import.meta.url), 'utf8').catch(() => undefined);
   if (viewerHtml === undefined) logger.info({}, 'no MCP Apps view: run npm run build to build dist/view/viewer.html');
   let assembled: ReturnType<typeof assembleServer>;
   try {
-    assembled = assembleServer({ config, holder, semantic, indexService, ...(git ? { gitSource: git } : {}), logger, fileTokens, version: pkg.version, ...(viewerHtml !== undefined ? { viewerHtml } : {}), ...(authStore ? { authStore } : {}), ...(createSignIn ? { createSignIn } : {}), ...(sharedStore ? { sharedStore } : {}) });
+    assembled = assembleServer({ config, holder, semantic, indexService, ...(git ? { gitSource: git } : {}), logger, fileTokens, version: pkg.version, ...(viewerHtml !== undefined ? { viewerHtml } : {}), ...(landingHostJs !== undefined ? { landingHostJs } : {}), ...(authStore ? { authStore } : {}), ...(createSignIn ? { createSignIn } : {}), ...(sharedStore ? { sharedStore } : {}) });
   } catch (error) {
     if (error instanceof StaticTokenConfigError) {
       console.error(`corpus-mcp: ${error.message}`);

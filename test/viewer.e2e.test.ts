@@ -7,7 +7,8 @@ import type { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { connectClient, startTestServer } from './support/test-server.js';
 import type { TestServer } from './support/test-server.js';
 import { connectV2Client } from './support/modern-mcp.js';
-import { viewerHtml } from './support/viewer-html.js';
+import { randomBytes } from 'node:crypto';
+import { landingHostJs, viewerHtml } from './support/viewer-html.js';
 
 const VIEWER = 'ui://corpus-mcp/viewer';
 const MIME = 'text/html;profile=mcp-app';
@@ -90,6 +91,26 @@ describe('the MCP Apps view', () => {
       const bare = await legacyWithout.callTool({ name, arguments: args });
       expect(viewed.isError).toBeFalsy();
       expect(viewed).toEqual(bare);
+    });
+  });
+
+  describe('the landing page', () => {
+    it.each([
+      ['without authentication', {}, true],
+      ['with authentication on', { AUTH_TOKENS: randomBytes(32).toString('hex') }, false],
+    ] as const)('%s: offers a search through the view, or says why not', async (_, env, searches) => {
+      const server = await startTestServer({ env, viewerHtml: await viewerHtml(), landingHostJs: await landingHostJs() });
+      try {
+        const response = await fetch(`${server.url}/`);
+        const page = await response.text();
+        const csp = response.headers.get('content-security-policy')!;
+        const facts = { form: page.includes('id="try-form"'), script: /<script\b/.test(page), saysWhy: page.includes('Searching from this page is off because this server requires credentials'), scriptsAllowed: csp.includes('script-src') };
+        expect(facts).toEqual({ form: searches, script: searches, saysWhy: !searches, scriptsAllowed: searches });
+        // Scripts only by hash: no 'unsafe-inline' or host source for them.
+        if (searches) expect(csp).toMatch(/script-src 'sha256-[^']+' 'sha256-[^']+'; connect-src 'self'$/);
+      } finally {
+        await server.close();
+      }
     });
   });
 });

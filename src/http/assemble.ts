@@ -56,6 +56,8 @@ export interface AssembleOptions {
   semantic: SemanticService;
   /** The MCP Apps view's HTML (dist/view/viewer.html, read by main.ts); without it no tool names a view. Default none. */
   viewerHtml?: string;
+  /** The landing page's host of the view (dist/view/landing-host.js): with the view and no authentication, / offers a search. Default none. */
+  landingHostJs?: string;
   /** The service building and reloading the index, when there is one: feeds /readyz and the metrics. */
   indexService?: OperationsOptions['indexService'];
   /** The git source (CORPUS_GIT_URL): /readyz and the metrics show it, and with a webhook secret /hooks/git starts its fetches. */
@@ -152,6 +154,7 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
       staticTokens: config.auth.staticTokens.length > 0 || fileTokens.length > 0,
     },
     semantic,
+    ...(options.viewerHtml !== undefined && options.landingHostJs !== undefined ? { viewer: { html: options.viewerHtml, hostScript: options.landingHostJs } } : {}),
     ...(options.indexService ? { indexService: options.indexService } : {}),
     ...(options.gitSource ? { gitSource: options.gitSource } : {}),
     // Metrics tell an attacker how their brute force goes and what runs here: off loopback they are

@@ -20,6 +20,7 @@ import { httpMetrics } from './middleware/metrics.js';
 import { requestId, requestScopedLogger } from './middleware/request-id.js';
 import { healthRoutes } from './routes/health.js';
 import { landingRoute } from './routes/landing.js';
+import type { LandingOptions } from './routes/landing.js';
 import { metricsRoute } from './routes/metrics.js';
 import { createShutdown } from './shutdown.js';
 import type { Shutdown } from './shutdown.js';
@@ -53,6 +54,8 @@ export interface OperationsOptions {
   indexService?: Pick<IndexService, 'status' | 'onReload'>;
   /** The git source, when CORPUS_GIT_URL is set: its commit, fetch time and error feed /readyz and the metrics. */
   gitSource?: Pick<GitSource, 'status'>;
+  /** The MCP Apps view and the landing page's host of it: without authentication, / offers a search. Default none. */
+  viewer?: LandingOptions['viewer'];
 }
 
 export interface Operations {
@@ -80,7 +83,7 @@ export interface Operations {
 }
 
 export function createOperations(options: OperationsOptions): Operations {
-  const { logger, publicUrl, holder, drainTimeoutMs = SERVER_DEFAULTS.drainTimeoutMs, metricsGuard, authRequired = false, access, indexService, publicMetrics = true, semantic, gitSource } = options;
+  const { logger, publicUrl, holder, drainTimeoutMs = SERVER_DEFAULTS.drainTimeoutMs, metricsGuard, authRequired = false, access, indexService, publicMetrics = true, semantic, gitSource, viewer } = options;
   const metrics = options.metrics ?? createMetrics();
   if (semantic !== undefined) {
     metrics.observeSemanticState(() => semantic.state.state);
@@ -103,7 +106,7 @@ export function createOperations(options: OperationsOptions): Operations {
   // The tools are the endpoint's, known once it is observed.
   let tools: readonly { name: string; title?: string | undefined }[] = [];
   const routes = new Hono();
-  routes.get('/', landingRoute({ publicUrl, authRequired, ...access, stats: () => holder.current?.index.stats, tools: () => tools }));
+  routes.get('/', landingRoute({ publicUrl, authRequired, ...access, stats: () => holder.current?.index.stats, tools: () => tools, ...(viewer ? { viewer } : {}) }));
   const metricsRoutes = new Hono();
   if (metricsGuard) metricsRoutes.use(SERVER_PATHS.metrics, metricsGuard);
   metricsRoutes.get(SERVER_PATHS.metrics, metricsRoute({ metrics }));

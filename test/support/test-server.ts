@@ -54,6 +54,10 @@ export interface TestServerOptions extends Partial<Omit<McpEndpointOptions, 'hol
   publicUrl?: string;
   /** Passed to http.createServer (socket timeouts). Default the configuration's, as main's. */
   serverOptions?: ServerOptions;
+  /** The MCP Apps view (test/support/viewer-html.ts), served and named by the tools. Default none. */
+  viewerHtml?: string;
+  /** The landing page's host of the view: with viewerHtml and no authentication, / offers a search. Default none. */
+  landingHostJs?: string;
 }
 
 export interface TestServer {
@@ -88,6 +92,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     onRequestEra,
     onSessionLookup,
     semantic: givenSemantic,
+    viewerHtml,
+    landingHostJs,
     ...overrides
   } = options;
   const temp = await writeTempCorpus(givenDir ? {} : files);
@@ -116,6 +122,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     semantic,
     publicUrl: publicUrl ?? url,
     ...(authenticate ? { authenticate } : {}),
+    ...(viewerHtml !== undefined ? { viewerHtml } : {}),
+    ...(landingHostJs !== undefined ? { landingHostJs } : {}),
     overrides,
   });
   built.server = assembled;

@@ -1,10 +1,13 @@
 // GET /: a page for the person who opens the server's URL in a browser. It says what this is, how big
 // the corpus is, and how to connect each client. Every interpolated value is HTML-escaped, and the
-// Content-Security-Policy forbids scripts outright, since PUBLIC_URL and titles come from outside.
+// Content-Security-Policy forbids scripts outright, since PUBLIC_URL and titles come from outside; with the
+// search of landing-search.ts it allows two scripts, by their hashes.
 import type { Handler } from 'hono';
 import pkg from '../../../package.json' with { type: 'json' };
 import { isLoopbackHost } from '../../config/loopback-host.js';
 import { mcpResourceUrl } from '../../server-paths.js';
+import { landingSearch, PLAIN_CSP, SEARCH_OFF_WITH_AUTH } from './landing-search.js';
+import type { LandingSearch, LandingViewer } from './landing-search.js';
 
 export interface LandingStats {
   documents: number;
@@ -25,6 +28,8 @@ export interface LandingOptions {
   oauth?: boolean;
   /** Whether the operator hands out static bearer tokens (AUTH_TOKENS, AUTH_TOKENS_FILE). Default false. */
   staticTokens?: boolean;
+  /** The MCP Apps view and the page's host of it: a search on the page without authentication, a sentence why not with it. Default none. */
+  viewer?: LandingViewer;
   /** The tools listed, by name and title (the MCP service's table). Default none. */
   tools?: () => readonly { name: string; title?: string | undefined }[];
   /** Shown in the title. Default the package name. */
@@ -51,7 +56,7 @@ function accessSentence(authRequired: boolean, oauth: boolean, staticTokens: boo
   return 'Requests need a bearer token that the operator of this server gave you.';
 }
 
-export function renderLanding(options: LandingOptions): string {
+export function renderLanding(options: LandingOptions, search?: LandingSearch): string {
   const { publicUrl, stats, authRequired = false, oauth = false, staticTokens = !oauth, tools = () => [] } = options;
   const { name = pkg.name, version = pkg.version } = options;
   const url = mcpResourceUrl(publicUrl);
@@ -95,15 +100,18 @@ body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0
 code,pre{background:#f4f4f4;border-radius:4px}code{padding:.1rem .3rem}
 pre{padding:.7rem;white-space:pre-wrap;overflow-wrap:anywhere}
 .muted{color:#666}
+#try-form{display:flex;gap:.5rem}#try-form input{flex:1;min-width:0;font:inherit;padding:.4rem .6rem}#try-form button{font:inherit;padding:.4rem .9rem}
+.try-frame{width:100%;border:1px solid #ddd;border-radius:8px;height:0;display:block}
 </style>
 </head>
 <body>
 <h1>${e(name)}</h1>
 <p class="muted">version ${e(version)} · ${e(size)}</p>
 <p>A <a href="https://modelcontextprotocol.io">Model Context Protocol</a> server that lets LLM clients
-search and cite this document collection. It has no web interface: connect an MCP client to</p>
+search and cite this document collection. ${search ? 'Connect' : 'It has no web interface: connect'} an MCP client to</p>
 <pre id="mcp-url">${e(url)}</pre>
 ${access === '' ? '' : `<p id="access">${e(access)}</p>`}
+${search ? search.section : authRequired && options.viewer ? `<p id="no-search">${e(SEARCH_OFF_WITH_AUTH)}</p>` : ''}
 <h2>Connect</h2>
 <h3>Claude (claude.ai connectors)</h3>
 ${connector}
@@ -127,9 +135,11 @@ ${tools().map((tool) => `<li><code>${e(tool.name)}</code>${tool.title ? ` — ${
 
 export function landingRoute(options: LandingOptions): Handler {
   if (!options.publicUrl) throw new TypeError('landingRoute: publicUrl is required');
+  const { viewer, authRequired = false } = options;
+  const search = viewer && !authRequired ? landingSearch(viewer, new URL(mcpResourceUrl(options.publicUrl)).pathname) : undefined;
   return function landingHandler(c) {
-    return c.html(renderLanding(options), 200, {
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+    return c.html(renderLanding(options, search), 200, {
+      'content-security-policy': search?.csp ?? PLAIN_CSP,
       'cache-control': 'no-cache',
     });
   };
