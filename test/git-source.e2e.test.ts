@@ -180,15 +180,29 @@ describe('a git source from a local path, with a webhook', () => {
   it('serves a folder of one branch, a signed push at once, refuses unsigned ones, and keeps serving when the branch vanishes', async () => {
     const repo = repository();
     repo.commit({ 'README.md': '# Not served\n\noutside words\n' });
-    const first = repo.commit({ 'handbook/guide.md': '# Guide\n\nalpha\n', 'handbook/sub/page.md': '# Page\n\nbeta\n' }, 'docs', { branch: 'docs' });
+    const first = repo.commit(
+      { 'handbook/guide.md': '# Guide\n\nalpha\n', 'handbook/sub/page.md': '# Page\n\nbeta\n', 'handbook/own.md': '---\nurl: https://handbook.example.com/own\n---\n# Own\n\nwombat\n' },
+      'docs',
+      { branch: 'docs' },
+    );
     const server = await spawnServer(
-      { CORPUS_GIT_URL: repo.remote, CORPUS_GIT_REF: 'docs', CORPUS_GIT_PATH: 'handbook', CORPUS_GIT_POLL: '3600', CORPUS_GIT_WEBHOOK_SECRET: SECRET },
+      {
+        CORPUS_GIT_URL: repo.remote,
+        CORPUS_GIT_REF: 'docs',
+        CORPUS_GIT_PATH: 'handbook',
+        CORPUS_GIT_POLL: '3600',
+        CORPUS_GIT_WEBHOOK_SECRET: SECRET,
+        SOURCE_URL_TEMPLATE: 'https://git.example.com/acme/docs/blob/{commit}/{path}#L{line}',
+      },
       { corpusDir: corpusFolder() },
     );
     const c = await client(server);
     expect(await servedCommit(server)).toBe(first);
     expect((await search(c, 'beta')).map((h) => h.source)).toEqual(['sub/page.md']);
     expect(await search(c, 'outside')).toEqual([]);
+    // Links back: the template with the commit, the repository's path and the passage's line; front matter wins.
+    expect((await search(c, 'beta'))[0]!.url).toBe(`https://git.example.com/acme/docs/blob/${first}/handbook/sub/page.md#L1`);
+    expect((await search(c, 'wombat'))[0]!.url).toBe('https://handbook.example.com/own');
 
     const second = repo.commit({ 'handbook/guide.md': '# Guide\n\ngamma\n' }, 'change', { branch: 'docs' });
     const body = JSON.stringify({ ref: 'refs/heads/docs', after: second });
@@ -200,6 +214,15 @@ describe('a git source from a local path, with a webhook', () => {
     expect(accepted.status).toBe(202);
     await eventually(async () => (await servedCommit(server)) === second, { ...WITHIN, what: 'the pushed commit served after the webhook' });
     expect((await search(c, 'gamma')).map((h) => h.source)).toEqual(['guide.md']);
+    expect((await search(c, 'gamma'))[0]!.url).toBe(`https://git.example.com/acme/docs/blob/${second}/handbook/guide.md#L1`);
+    const chunk = (await c.callTool({ name: 'get_chunk', arguments: { chunk_id: 'guide.md#0' } })) as CallToolResult;
+    expect((chunk.content[0] as { text: string }).text).toContain(`"url":"https://git.example.com/acme/docs/blob/${second}/handbook/guide.md#L1"`);
+    const listed = (await c.callTool({ name: 'list_documents', arguments: {} })) as CallToolResult;
+    expect((listed.structuredContent as { documents: Hit[] }).documents.map((d) => d.url)).toEqual([
+      `https://git.example.com/acme/docs/blob/${second}/handbook/guide.md#L1`,
+      'https://handbook.example.com/own',
+      `https://git.example.com/acme/docs/blob/${second}/handbook/sub/page.md#L1`,
+    ]);
     const replay = await hook(server, body, { 'x-hub-signature-256': sign(body), 'x-github-delivery': 'd-1', 'x-github-event': 'push' });
     expect(replay.status).toBe(200);
     expect(await replay.json()).toMatchObject({ accepted: false });

@@ -54,6 +54,8 @@ export interface Document {
   sections: Section[];
   /** Page spans of a paginated format (PDF), first page first; absent for other formats. */
   pages?: PageSpan[];
+  /** The document's own link, from its front matter `url`; it wins over SOURCE_URL_TEMPLATE. */
+  url?: string;
 }
 
 /** The one ordering of sources everywhere (code-unit order, the same on every machine, unlike localeCompare). */

@@ -145,4 +145,10 @@ describe('parseFrontMatter', () => {
       expect(parseFrontMatter(text)).toEqual({ bodyStart: text.length - 4, title: 'Edge' });
     });
   });
+
+  it('reads an http(s) url, the document\'s own link, and ignores any other value', () => {
+    expect(parseFrontMatter('---\nurl: https://handbook.example.com/a\n---\nbody').url).toBe('https://handbook.example.com/a');
+    expect(parseFrontMatter('---\nurl: javascript:alert(1)\n---\nbody').url).toBeUndefined();
+    expect(parseFrontMatter('---\nurl: [1, 2]\n---\nbody').url).toBeUndefined();
+  });
 });

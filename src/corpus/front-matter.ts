@@ -6,6 +6,8 @@ export interface FrontMatter {
   bodyStart: number;
   /** The `title` value when present and a non-empty scalar, trimmed. */
   title?: string;
+  /** The `url` value when it is an absolute http(s) URL: the document's own link, which wins over SOURCE_URL_TEMPLATE. */
+  url?: string;
   /** Set when a delimited block exists but is not read (not valid YAML, hostile, too long); the block is still treated as front matter. */
   error?: string;
 }
@@ -63,7 +65,8 @@ export function parseFrontMatter(text: string): FrontMatter {
   if (data === null || data === undefined) return { bodyStart };
   if (typeof data !== 'object' || Array.isArray(data)) return { bodyStart: 0 };
   const title = scalarText((data as Record<string, unknown>)['title']);
-  return title === undefined ? { bodyStart } : { bodyStart, title };
+  const url = scalarText((data as Record<string, unknown>)['url']);
+  return { bodyStart, ...(title === undefined ? {} : { title }), ...(url !== undefined && /^https?:\/\/[^\s]+$/i.test(url) ? { url } : {}) };
 }
 
 function scalarText(value: unknown): string | undefined {

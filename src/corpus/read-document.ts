@@ -74,6 +74,7 @@ export async function readDocument(candidate: FileCandidate, maxFileBytes: numbe
     bytes: bytes.length,
     sections: extracted.sections,
     ...(extracted.pages === undefined ? {} : { pages: extracted.pages }),
+    ...(extracted.url === undefined ? {} : { url: extracted.url }),
   };
   return extracted.warning === undefined
     ? { kind: 'document', document }

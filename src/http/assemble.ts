@@ -182,6 +182,7 @@ export function assembleServer(options: AssembleOptions): AssembledServer {
     maxConcurrentPerAddress: config.maxConcurrentPerAddress,
     listenStreams: { maxPerPrincipal: config.maxListenStreamsPerPrincipal, maxPerAddress: config.maxListenStreamsPerAddress, idleMs: config.listenIdleTtlSeconds * 1000 },
     toolLimits: config.toolLimits,
+    sourceLinks: { template: config.sourceUrlTemplate, pathPrefix: config.git?.path ?? '' },
     serverInfo: { name: 'corpus-mcp', version },
     logQueries: config.logQueries,
     semantic,

@@ -25,6 +25,7 @@ import { createSessionRevocations } from './sessions/session-revocations.js';
 import type { SharedRevocations } from './sessions/session-revocations.js';
 import { createSessionTokens } from './sessions/session-token.js';
 import { SessionRegistry } from './sessions/session-registry.js';
+import type { SourceLinks } from './tools/source-url.js';
 import type { ToolLimits } from './tools/tool-limits.js';
 
 export interface McpEndpointOptions {
@@ -70,6 +71,8 @@ export interface McpEndpointOptions {
   logQueries?: boolean;
   /** Embeddings and rerank endpoints. Default none (keyword search only). */
   semantic?: SemanticService;
+  /** How hits, chunks and documents get a `url` (SOURCE_URL_TEMPLATE, CORPUS_GIT_PATH). Default: front matter urls only. */
+  sourceLinks?: SourceLinks;
   /** The MCP Apps view's HTML, served as ui://corpus-mcp/viewer (see viewer-resource.ts). Default none: no view. */
   viewerHtml?: string;
   /** Where sessions, tool calls, session lookups and routed requests are reported. Default a fresh one (see `events`). */
@@ -111,6 +114,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     logger = silentLogger,
     logQueries = false,
     semantic,
+    sourceLinks,
     viewerHtml,
   } = options;
   const events = options.events ?? new McpEvents({ logger });
@@ -121,7 +125,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     logger,
     events,
   });
-  const service = createMcpService({ holder, serverInfo, logger, logQueries, events, indexWaitMs, toolLimits, semantic, viewerHtml });
+  const service = createMcpService({ holder, serverInfo, logger, logQueries, events, indexWaitMs, toolLimits, semantic, viewerHtml, ...(sourceLinks ? { sourceLinks } : {}) });
   const createServer = createLegacyServerFactory(service);
   // A reloaded index may list other documents: tell every session. The SDK sends it on the session's
   // GET stream; a session without one has nowhere to receive it and misses nothing it asked for.

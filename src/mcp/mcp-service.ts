@@ -19,6 +19,7 @@ import { ToolError } from './tools/tool-error.js';
 import type { ToolErrorCode } from './tools/tool-error.js';
 import { resolveToolLimits } from './tools/tool-limits.js';
 import type { ToolLimits } from './tools/tool-limits.js';
+import type { SourceLinks } from './tools/source-url.js';
 import { readViewer, VIEWER_URI, withViewer } from './viewer-resource.js';
 
 /** The protocol eras: legacy is 2025-11-25 and earlier (initialize, sessions), modern is 2026-07-28 (per request). */
@@ -70,6 +71,8 @@ export interface McpServiceOptions {
   toolLimits?: Partial<ToolLimits>;
   /** Embeddings and rerank endpoints; without it search is by keywords only. */
   semantic?: SemanticService;
+  /** How hits, chunks and documents get a `url` (SOURCE_URL_TEMPLATE, CORPUS_GIT_PATH). Default: front matter urls only. */
+  sourceLinks?: SourceLinks;
   /** The MCP Apps view's HTML (built from src/view/); without it no tool names a view. Default none. */
   viewerHtml?: string;
 }
@@ -118,6 +121,7 @@ export function createMcpService(options: McpServiceOptions): McpService {
     indexWaitMs,
     toolLimits,
     semantic,
+    sourceLinks = { template: undefined, pathPrefix: '' },
     viewerHtml,
   } = options;
   if (!Number.isFinite(indexWaitMs) || indexWaitMs < 1) {
@@ -201,6 +205,7 @@ export function createMcpService(options: McpServiceOptions): McpService {
       try {
         const structured = await tool.call(rawArguments, served, {
           semantic,
+          links: sourceLinks,
           onFallback: () => {
             event.semanticFallback = true;
           },

@@ -38,6 +38,8 @@ export interface DocumentView {
   chunkCount: number;
   /** Page spans of a paginated format (PDF); see `pageAt` for the page of an offset. */
   pages?: readonly PageSpan[];
+  /** Front matter `url`. */
+  url?: string;
 }
 
 export interface DocumentInfo {
@@ -49,6 +51,8 @@ export interface DocumentInfo {
   /** The size of the text served for it (the extracted text of HTML, PDF, DOCX), in UTF-8 bytes. */
   textBytes: number;
   chunks: number;
+  /** Front matter `url`. */
+  url?: string;
 }
 
 export interface IndexStats {
@@ -319,16 +323,23 @@ export class SearchIndex {
       bytes: document.bytes,
       chunkCount,
       ...(document.pages === undefined ? {} : { pages: document.pages }),
+      ...(document.url === undefined ? {} : { url: document.url }),
     };
+  }
+
+  /** The front matter `url` of the document at `source`, read without its text. */
+  documentUrl(source: string): string | undefined {
+    const at = indexOfSource(this.#documents, source);
+    return at < 0 ? undefined : this.#documents.get(at).url;
   }
 
   /** Every document, sorted by source. */
   listDocuments(): readonly DocumentInfo[] {
     this.#list ??= Object.freeze(
       Array.from({ length: this.#documents.length }, (_, d) => {
-        const { source, format, title, bytes } = this.#documents.get(d);
+        const { source, format, title, bytes, url } = this.#documents.get(d);
         const chunks = (this.#firstChunk[d + 1] as number) - (this.#firstChunk[d] as number);
-        return Object.freeze({ source, format, title, bytes, textBytes: this.#documents.textBytes(d), chunks });
+        return Object.freeze({ source, format, title, bytes, textBytes: this.#documents.textBytes(d), chunks, ...(url === undefined ? {} : { url }) });
       }),
     );
     return this.#list;

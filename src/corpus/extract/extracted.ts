@@ -10,6 +10,8 @@ export interface Extracted {
   bodyStart: number;
   /** The title the format itself declares or implies; undefined to fall back to the file name. */
   title?: string;
+  /** The document's own link (front matter `url`). */
+  url?: string;
   sections: Section[];
   pages?: PageSpan[];
   /** Something worth telling the operator; the document is still served. */

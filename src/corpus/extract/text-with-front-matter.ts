@@ -16,6 +16,7 @@ export function extractWithFrontMatter(text: string, findSections: (text: string
     text,
     bodyStart: frontMatter.bodyStart,
     ...(title === undefined ? {} : { title }),
+    ...(frontMatter.url === undefined ? {} : { url: frontMatter.url }),
     sections,
     ...(frontMatter.error === undefined ? {} : { warning: frontMatter.error }),
   };

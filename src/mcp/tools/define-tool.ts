@@ -7,6 +7,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { SemanticService } from '../../semantic/semantic-service.js';
 import type { ServedCorpus } from '../index-holder.js';
 import { ToolError } from './tool-error.js';
+import type { SourceLinks } from './source-url.js';
 
 /** What a tool may use beside the corpus: process-wide services, and a way to tell the caller what happened. */
 export interface ToolContext {
@@ -14,6 +15,8 @@ export interface ToolContext {
   semantic?: SemanticService;
   /** Called when the tool answered without a configured endpoint it would have used (keyword fallback). */
   onFallback?: () => void;
+  /** How `url`s are made (SOURCE_URL_TEMPLATE, CORPUS_GIT_PATH); absent: front matter urls only. */
+  links?: SourceLinks;
 }
 
 export interface ToolSpec<Input extends z.ZodObject, Output> {

@@ -3,6 +3,7 @@ import { chunkId as makeChunkId, parseChunkId } from '../../search/chunk-id.js';
 import type { SearchIndex } from '../../search/search-index.js';
 import { defineTool } from './define-tool.js';
 import { suggestionSentence } from './closest-sources.js';
+import { linker, withUrl } from './source-url.js';
 import { ToolError } from './tool-error.js';
 
 const input = z.strictObject({
@@ -25,6 +26,7 @@ const output = z.object({
   next_chunk_id: z.string().nullable(),
   page: z.number().int().min(1).optional().describe('First page (PDF).'),
   last_page: z.number().int().min(1).optional().describe('Last page (PDF).'),
+  url: z.string().optional(),
 });
 
 export type GetChunkOutput = z.output<typeof output>;
@@ -66,10 +68,11 @@ export const getChunk = defineTool({
     'longer stretch call get_document with the source and offset=start.',
   input,
   output,
-  run({ chunk_id }, { index }): GetChunkOutput {
+  run({ chunk_id }, corpus, { links }): GetChunkOutput {
+    const { index } = corpus;
     const chunk = index.getChunk(chunk_id);
     if (!chunk) throw explainUnknownChunk(chunk_id, index);
-    return {
+    return withUrl(linker(links, corpus)(chunk.source, chunk.start), {
       chunk_id: chunk.chunkId,
       source: chunk.source,
       title: chunk.title,
@@ -80,6 +83,6 @@ export const getChunk = defineTool({
       prev_chunk_id: chunk.prevChunkId,
       next_chunk_id: chunk.nextChunkId,
       ...(chunk.page === undefined ? {} : { page: chunk.page, last_page: chunk.lastPage ?? chunk.page }),
-    };
+    });
   },
 });

@@ -4,6 +4,7 @@ import { defineTool } from './define-tool.js';
 import type { DefinedTool } from './define-tool.js';
 import { suggestionSentence } from './closest-sources.js';
 import type { ToolLimits } from './tool-limits.js';
+import { linker, withUrl } from './source-url.js';
 import { ToolError } from './tool-error.js';
 
 export const MAX_CHARS_DEFAULT = 20_000;
@@ -42,6 +43,7 @@ const output = z.object({
   next_offset: z.number().int().nullable(),
   page: z.number().int().min(1).optional().describe('Page of offset (PDF).'),
   last_page: z.number().int().min(1).optional().describe('Page of the last character (PDF).'),
+  url: z.string().optional(),
 });
 
 export type GetDocumentOutput = z.output<typeof output>;
@@ -59,7 +61,8 @@ export const createGetDocument = (limits: ToolLimits): DefinedTool =>
       'Serves only sources in the index, as list_documents names them.',
     input: inputSchema(limits),
     output,
-    run({ source, offset, max_chars }, { index }): GetDocumentOutput {
+    run({ source, offset, max_chars }, corpus, { links }): GetDocumentOutput {
+      const { index } = corpus;
       const document = index.getDocument(source);
       if (!document) {
         throw new ToolError(
@@ -80,7 +83,7 @@ export const createGetDocument = (limits: ToolLimits): DefinedTool =>
       // Never split a surrogate pair: a page ending mid-character would corrupt both pages.
       if (end < total && end - offset > 1 && isHighSurrogate(document.text.charCodeAt(end - 1))) end -= 1;
       const truncated = end < total;
-      return {
+      return withUrl(linker(links, corpus)(document.source, offset), {
         source: document.source,
         title: document.title,
         text: document.text.slice(offset, end),
@@ -91,7 +94,7 @@ export const createGetDocument = (limits: ToolLimits): DefinedTool =>
         ...(document.pages === undefined
           ? {}
           : { page: pageAt(document.pages, offset) ?? 1, last_page: pageAt(document.pages, Math.max(offset, end - 1)) ?? 1 }),
-      };
+      });
     },
   });
 

@@ -4,6 +4,7 @@ import type { DefinedTool } from './define-tool.js';
 import { cursorProblem, decodeCursor, encodeCursor } from './page-cursor.js';
 import { pathPrefixOf, pathPrefixSchema } from './path-prefix.js';
 import type { ToolLimits } from './tool-limits.js';
+import { linker, withUrl } from './source-url.js';
 import { ToolError } from './tool-error.js';
 
 export const LIST_LIMIT_DEFAULT = 50;
@@ -35,6 +36,7 @@ const output = z.object({
       title: z.string(),
       bytes: z.number().int(),
       chunks: z.number().int().describe('Passages it is split into.'),
+      url: z.string().optional(),
     }),
   ),
   skipped: z
@@ -56,7 +58,9 @@ export const createListDocuments = (limits: ToolLimits): DefinedTool =>
       'cursor. Use it to see what the corpus covers, or to find a source for get_document.',
     input: inputSchema(limits),
     output,
-    run({ path_prefix, cursor, limit }, { index, skipped, generation }): ListDocumentsOutput {
+    run({ path_prefix, cursor, limit }, corpus, { links }): ListDocumentsOutput {
+      const { index, skipped, generation } = corpus;
+      const urlOf = linker(links, corpus);
       const all = index.listDocuments();
       const prefix = pathPrefixOf(path_prefix);
       const matching = prefix ? all.filter((d) => d.source.startsWith(prefix)) : all;
@@ -77,7 +81,7 @@ export const createListDocuments = (limits: ToolLimits): DefinedTool =>
       const page = matching.slice(start, start + limit);
       const next = start + page.length;
       return {
-        documents: page.map((d) => ({ source: d.source, title: d.title, bytes: d.bytes, chunks: d.chunks })),
+        documents: page.map((d) => withUrl(urlOf(d.source), { source: d.source, title: d.title, bytes: d.bytes, chunks: d.chunks })),
         skipped:
           start === 0
             ? skipped.filter((s) => !s.operatorOnly).slice(0, SKIPPED_SHOWN_MAX).map((s) => ({ path: s.path, reason: s.reason }))

@@ -5,6 +5,7 @@ import { explainUnknownChunk } from './get-chunk.js';
 import { ToolError } from './tool-error.js';
 import type { ToolLimits } from './tool-limits.js';
 import type { DefinedTool } from './define-tool.js';
+import { linker, withUrl } from './source-url.js';
 import { roundScore } from './score.js';
 
 export const RERANK_MAX_IDS = 50;
@@ -35,6 +36,7 @@ const result = z.object({
   snippet: z.string(),
   start: z.number().int(),
   end: z.number().int(),
+  url: z.string().optional(),
 });
 
 const output = z.object({
@@ -58,7 +60,8 @@ export const createRerankResults = (limits: ToolLimits): DefinedTool => defineTo
     'embeddings, meaning. Returns exactly the given chunks with snippets; read the best with get_chunk.',
   input: inputSchema(limits),
   output,
-  async run({ query, chunk_ids }, { index }, { semantic, onFallback }): Promise<RerankResultsOutput> {
+  async run({ query, chunk_ids }, corpus, { semantic, onFallback, links }): Promise<RerankResultsOutput> {
+    const { index } = corpus;
     const chunks: number[] = [];
     const unknown: string[] = [];
     for (const id of chunk_ids) {
@@ -108,7 +111,8 @@ export const createRerankResults = (limits: ToolLimits): DefinedTool => defineTo
       order.map((o) => chunks[o.index] as number),
       order.map((o) => o.score),
     );
-    const results = hits.map((h) => ({
+    const urlOf = linker(links, corpus);
+    const results = hits.map((h) => withUrl(urlOf(h.source, h.start), {
       chunk_id: h.chunkId,
       source: h.source,
       title: h.title,

@@ -5,6 +5,7 @@ import { pathPrefixOf, pathPrefixSchema } from './path-prefix.js';
 import type { DefinedTool, ToolContext } from './define-tool.js';
 import type { ToolLimits } from './tool-limits.js';
 import type { ServedCorpus } from '../index-holder.js';
+import { linker, withUrl } from './source-url.js';
 import { roundScore } from './score.js';
 
 export const SEARCH_TOP_K_DEFAULT = 5;
@@ -58,6 +59,7 @@ const hit = z.object({
   end: z.number().int(),
   page: z.number().int().min(1).optional().describe('First page (PDF).'),
   last_page: z.number().int().min(1).optional().describe('Last page (PDF).'),
+  url: z.string().optional().describe('Link to the passage; cite it.'),
 });
 
 const output = z.object({
@@ -114,7 +116,8 @@ export const createSearchDocuments = (limits: ToolLimits, semantic = false): Def
     output,
     async run({ query, top_k, path_prefix, mode }, corpus, context): Promise<SearchDocumentsOutput> {
       const { used, hits, fallback } = await rank(query, mode, top_k, path_prefix, corpus, context);
-      const results = hits.map(({ hit: h, score, foundBy }) => ({
+      const urlOf = linker(context.links, corpus);
+      const results = hits.map(({ hit: h, score, foundBy }) => withUrl(urlOf(h.source, h.start), {
         chunk_id: h.chunkId,
         source: h.source,
         title: h.title,
