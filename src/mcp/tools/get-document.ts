@@ -43,7 +43,6 @@ const output = z.object({
   next_offset: z.number().int().nullable(),
   page: z.number().int().min(1).optional().describe('Page of offset (PDF).'),
   last_page: z.number().int().min(1).optional().describe('Page of the last character (PDF).'),
-  url: z.string().optional(),
 });
 
 export type GetDocumentOutput = z.output<typeof output>;

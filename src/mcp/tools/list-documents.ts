@@ -36,7 +36,6 @@ const output = z.object({
       title: z.string(),
       bytes: z.number().int(),
       chunks: z.number().int().describe('Passages it is split into.'),
-      url: z.string().optional(),
     }),
   ),
   skipped: z

@@ -36,7 +36,6 @@ const result = z.object({
   snippet: z.string(),
   start: z.number().int(),
   end: z.number().int(),
-  url: z.string().optional(),
 });
 
 const output = z.object({

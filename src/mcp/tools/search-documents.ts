@@ -59,7 +59,7 @@ const hit = z.object({
   end: z.number().int(),
   page: z.number().int().min(1).optional().describe('First page (PDF).'),
   last_page: z.number().int().min(1).optional().describe('Last page (PDF).'),
-  url: z.string().optional().describe('Link to the passage; cite it.'),
+  url: z.string().optional(),
 });
 
 const output = z.object({

@@ -2,6 +2,9 @@
 // document's own front matter `url` when it has one, else SOURCE_URL_TEMPLATE (or the one derived
 // from a GitHub or GitLab remote) with `{commit}` the commit served, `{path}` the path in the
 // repository and `{line}` the passage's first line. No template and no front matter: no url.
+// search_documents and get_chunk declare `url` in their output schemas; get_document, list_documents
+// and rerank_results carry it undeclared (their schemas allow more properties), which keeps tools/list
+// within its 8,000 characters.
 import type { ServedCorpus } from '../index-holder.js';
 
 /** How links are made; fixed for the process. */
