@@ -9,6 +9,9 @@ import type { TestServer } from './support/test-server.js';
 import { connectV2Client } from './support/modern-mcp.js';
 import { randomBytes } from 'node:crypto';
 import { landingHostJs, viewerHtml } from './support/viewer-html.js';
+import { createTools } from '../src/mcp/tools/create-tools.js';
+import { DEFAULT_TOOL_LIMITS } from '../src/mcp/tools/tool-limits.js';
+import { withViewer } from '../src/mcp/viewer-resource.js';
 
 const VIEWER = 'ui://corpus-mcp/viewer';
 const MIME = 'text/html;profile=mcp-app';
@@ -36,12 +39,16 @@ describe('the MCP Apps view', () => {
   });
 
   describe('tools/list', () => {
-    it.each(['legacy', 'modern'] as const)('names the view on search_documents, get_document and get_chunk, and on no other tool (%s era)', async (era) => {
+    it.each(['legacy', 'modern'] as const)('names the view on search_documents, and on no other tool (%s era)', async (era) => {
       const list = (era === 'legacy' ? await legacy.listTools() : await modern.listTools()) as ToolList;
-      for (const name of ['search_documents', 'get_document', 'get_chunk']) {
-        expect(metaOf(list, name)).toEqual({ ui: { resourceUri: VIEWER }, 'ui/resourceUri': VIEWER });
-      }
-      for (const name of ['list_documents', 'rerank_results']) expect(metaOf(list, name)).toBeUndefined();
+      expect(metaOf(list, 'search_documents')).toEqual({ ui: { resourceUri: VIEWER } });
+      for (const name of ['get_chunk', 'get_document', 'list_documents', 'rerank_results']) expect(metaOf(list, name)).toBeUndefined();
+    });
+
+    it('stays within the 8,000 characters every session pays for, with embeddings or without', async () => {
+      expect(JSON.stringify(await legacy.listTools()).length).toBeLessThanOrEqual(8000);
+      const withEmbeddings = { tools: createTools(DEFAULT_TOOL_LIMITS, { semanticSearch: true }).map((t) => withViewer(t.listing)) };
+      expect(JSON.stringify(withEmbeddings).length).toBeLessThanOrEqual(8000);
     });
 
     it('names no view on a server built without one, and lists the same tools otherwise', async () => {

@@ -7,12 +7,15 @@ import type { ReadResourceResult, Tool } from '@modelcontextprotocol/sdk/types.j
 export const VIEWER_URI = 'ui://corpus-mcp/viewer';
 /** The MIME type MCP Apps hosts render (the extension's RESOURCE_MIME_TYPE). */
 export const VIEWER_MIME_TYPE = 'text/html;profile=mcp-app';
-/** The tools whose results the view shows. */
-export const VIEWER_TOOLS: ReadonlySet<string> = new Set(['search_documents', 'get_document', 'get_chunk']);
+/**
+ * The tools that name the view: the search. The view shows get_chunk's and get_document's results
+ * too when a host opens it for them, but naming them would take tools/list, which every session pays
+ * for in its context, past its 8,000-character bound (8,050 with embeddings and get_chunk named).
+ */
+export const VIEWER_TOOLS: ReadonlySet<string> = new Set(['search_documents']);
 
-// `ui.resourceUri` is the extension's key; "ui/resourceUri" the flat key hosts read before it, which
-// the extension's own registerAppTool still writes. Kept this short: tools/list is read by models.
-const VIEWER_META = Object.freeze({ ui: Object.freeze({ resourceUri: VIEWER_URI }), 'ui/resourceUri': VIEWER_URI });
+// The extension's key only: the flat "ui/resourceUri" older hosts read is left out, for the same bound.
+const VIEWER_META = Object.freeze({ ui: Object.freeze({ resourceUri: VIEWER_URI }) });
 
 /** `listing` with the view named in its `_meta` when the view shows that tool's results. */
 export function withViewer(listing: Tool): Tool {
