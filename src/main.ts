@@ -231,7 +231,7 @@ async function main(): Promise<void> {
   assembledFetch.fetch = app.fetch;
   appReady();
   // The chunk vectors are cached beside the index snapshot: a restart embeds only new or changed chunks.
-  const vectorsFile = indexFile !== undefined && config.semantic.embeddings !== undefined ? vectorCachePath(indexFile) : undefined;
+  const vectorsFile = indexFile !== undefined && semantic.enabled ? vectorCachePath(indexFile) : undefined;
   if (vectorsFile !== undefined) {
     semantic.useCacheStore(
       vectorCacheFile(

@@ -143,7 +143,7 @@ describe('a whole run with no network', () => {
     }
     expect(server.lines.find((l) => l.msg === 'local embedding model loaded')).toMatchObject({ model: TINY_EMBED_ID });
     expect(server.lines.filter((l) => l.msg === 'no-network: connection refused')).toEqual([]);
-  });
+  }, 120_000);
 });
 
 describe('SIGTERM while a local model embeds the corpus', () => {
@@ -165,5 +165,27 @@ describe('SIGTERM while a local model embeds the corpus', () => {
     );
     server.child.kill('SIGTERM');
     expect(await server.exit).toEqual({ code: 0, signal: null });
+  }, 120_000);
+});
+
+describe('a restart with a local model and INDEX_FILE', () => {
+  afterAll(async () => {
+    await cleanUpSpawnedServers();
+  });
+
+  it('reuses the chunk vectors cached beside the snapshot, embedding none again', async () => {
+    const { modelsDir } = tinyModelsDir();
+    const corpusDir = mkdtempSync(join(tmpdir(), 'corpus-mcp-restart-'));
+    await writeCorpusFiles(corpusDir, LOCAL_FILES);
+    const env = { EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_MODEL: TINY_EMBED_ID, MODELS_DIR: modelsDir, MODELS_DOWNLOAD: 'false', INDEX_FILE: join(corpusDir, '..', `${corpusDir.split('/').pop()}.snapshot`) };
+    const ready = (server: Awaited<ReturnType<typeof spawnServer>>) => server.lines.find((l) => l.msg === 'chunk vectors ready; semantic and hybrid search on');
+    const first = await spawnServer(env, { corpusDir });
+    await eventually(() => ready(first) !== undefined && first.lines.some((l) => l.msg === 'chunk vector cache saved'), { what: 'the vectors saved', timeoutMs: 60_000 });
+    expect(ready(first)).toMatchObject({ embedded: 5, reused: 0 });
+    first.child.kill('SIGTERM');
+    expect(await first.exit).toMatchObject({ code: 0 });
+    const second = await spawnServer(env, { corpusDir });
+    await eventually(() => ready(second) !== undefined, { what: 'chunk vectors', timeoutMs: 60_000 });
+    expect(ready(second)).toMatchObject({ model: TINY_EMBED_ID, embedded: 0, reused: 5 });
   }, 120_000);
 });
