@@ -35,7 +35,7 @@ FROM node:24-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 (the sign-in store) is a native addon: npm fetches a prebuilt binary or compiles it.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 # The server card takes the server's name, title and description from the MCP Registry entry.
@@ -58,7 +58,7 @@ ENV NODE_ENV=production
 WORKDIR /app
 # git for the git source (CORPUS_GIT_URL): the real binary fetches; openssh-client for ssh remotes.
 RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates openssh-client && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 ARG LOCAL_MODELS=""
 # The model runtime is an optional dependency: installed only when models are baked in.
 RUN npm ci --omit=dev --ignore-scripts $([ -n "$LOCAL_MODELS" ] || echo --omit=optional) && npm cache clean --force
