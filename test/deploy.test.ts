@@ -260,7 +260,7 @@ interface ComposeFile {
   services: Record<string, ComposeService>;
   volumes?: Record<string, unknown>;
 }
-const composeFiles = ['compose.yaml', 'compose.sign-in.yaml'] as const;
+const composeFiles = ['compose.yaml', 'compose.sign-in.yaml', 'compose.git.yaml'] as const;
 const composeText = Object.fromEntries(composeFiles.map((f) => [f, read(f)])) as Record<(typeof composeFiles)[number], string>;
 const compose = parseYaml(composeText['compose.yaml']) as ComposeFile;
 const signInCompose = parseYaml(composeText['compose.sign-in.yaml']) as ComposeFile;
@@ -350,6 +350,21 @@ describe('compose.yaml', () => {
     }
   });
 
+  it('with compose.git.yaml serves a git repository from a working copy on the writable volume, the token demanded', () => {
+    const gitCompose = parseYaml(composeText['compose.git.yaml']) as ComposeFile;
+    const environment = { ...server.environment, ...gitCompose.services.server!.environment };
+    const token = secretValue();
+    const vars = dotEnv({ CORPUS_GIT_URL: 'https://github.com/acme/handbook.git', CORPUS_GIT_TOKEN: token });
+    const config = loadConfig({ ...runtimeEnv, ...interpolated(environment, vars) });
+    expect(config.git).toMatchObject({ url: 'https://github.com/acme/handbook.git', pollSeconds: 60 });
+    expect(config.git?.token).toBe(token);
+    expect(config.corpusDir.startsWith(`${runtimeEnv.AUTH_DATA_DIR}/`)).toBe(true);
+    expect(config.indexFile?.startsWith(`${config.corpusDir}/`)).toBe(false);
+    expect(config.sourceUrlTemplate).toBe('https://github.com/acme/handbook/blob/{commit}/{path}#L{line}');
+    expect(() => interpolate(environment.CORPUS_GIT_TOKEN!, { ...vars, CORPUS_GIT_TOKEN: '' })).toThrow('CORPUS_GIT_TOKEN');
+    expect(read('compose.yaml')).toContain('-f compose.git.yaml');
+  });
+
   it('is a configuration the server accepts, with the image\'s environment, alone and with team sign-in', () => {
     const vars = dotEnv();
     expect(() => loadConfig({ ...runtimeEnv, ...interpolated(server.environment!, vars) })).not.toThrow();
@@ -430,5 +445,17 @@ describe('render.yaml', () => {
     const config = loadConfig(env);
     expect(config.auth.login?.provider).toBe('oidc');
     expect(config.sessions.secret).toBe(env.SESSION_SECRET);
+  });
+});
+
+describe('the git source in the deploy files', () => {
+  it.each(['fly.toml', 'render.yaml', 'compose.yaml'])('%s documents it, naming only variables the config reads', (file) => {
+    const text = read(file);
+    expect(text).toMatch(/CORPUS_GIT_URL|compose\.git\.yaml/);
+    for (const name of text.match(/\bCORPUS_GIT_[A-Z_]+/g) ?? []) expect(CONFIG_VARIABLES, name).toContain(name);
+  });
+
+  it('installs git in the image the server runs in', () => {
+    expect(runArgs(runtime).some((r) => /apt-get install .*\bgit\b/.test(r))).toBe(true);
   });
 });
