@@ -5,7 +5,7 @@
 import { discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { principalIdForToken } from '../src/auth/static-tokens.js';
 import { startAuthorizationServer } from './support/authorization-server.js';
 import type { TestAuthorizationServer } from './support/authorization-server.js';
@@ -331,27 +331,31 @@ describe('sessions belong to the principal that created them', () => {
         { authorization: `Bearer ${token}`, ...(sessionId ? { 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL_VERSION } : {}) },
         { url: short.mcpUrl, body },
       );
+    // The idle clock and its purge timers are faked: time moves only when the test moves it.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     try {
+      await vi.advanceTimersByTimeAsync(1000); // off the fake clock's 0, which lru-cache reads as "no start"
       const opened = await on(STATIC_TOKEN);
       await opened.body?.cancel();
       const sessionId = opened.headers.get('mcp-session-id')!;
       expect((await on(STATIC_TOKEN, sessionId, { jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
-      // The intruder keeps knocking for longer than the idle TTL; the owner stays silent.
-      const until = Date.now() + 1_600;
-      while (Date.now() < until) {
+      // The intruder keeps knocking, every 400 ms for 1.6 s, past the idle TTL; the owner stays silent.
+      for (let knocks = 0; knocks < 4; knocks++) {
+        await vi.advanceTimersByTimeAsync(400);
         const knock = await on(other, sessionId, { jsonrpc: '2.0', id: 1, method: 'ping' });
         expect(knock.status).toBe(404);
         await knock.body?.cancel();
-        await new Promise((r) => setTimeout(r, 150));
       }
       // The knocks did not keep it alive: it expired. Nor did they bring it back.
       expect(short.app.sessions.size).toBe(0);
+      vi.useRealTimers();
       // Its owner's next request re-creates it from its id: idle expiry costs the owner nothing.
       const late = await on(STATIC_TOKEN, sessionId, { jsonrpc: '2.0', id: 2, method: 'ping' });
       expect(late.status).toBe(200);
       await late.body?.cancel();
       expect(short.app.sessions.size).toBe(1);
     } finally {
+      vi.useRealTimers();
       await short.close();
     }
   });

@@ -1,6 +1,6 @@
 // Session lifecycle and transport-level behaviour against a real listening server: ending, isolation,
 // eviction, idle expiry, readiness and DNS-rebinding protection.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connectClient, startTestServer } from './support/test-server.js';
 import { eventually } from './support/eventually.js';
 import type { TestServer } from './support/test-server.js';
@@ -131,15 +131,25 @@ describe('MCP sessions', () => {
     });
 
     it('keeps a session alive while it is used', async () => {
-      const server = await start({ sessionIdleTtlMs: 1000 });
-      const sessionId = await openSession(server.mcpUrl);
-      const startedAt = Date.now();
-      // Used every 100 ms for well over the TTL, it must never expire.
-      while (Date.now() - startedAt < 2500) {
-        expect((await ping(server.mcpUrl, sessionId)).status).toBe(200);
-        await new Promise((r) => setTimeout(r, 100));
+      const events: string[] = [];
+      const server = await start({ sessionIdleTtlMs: 1000, onSessionEvent: (e) => events.push(e.type) });
+      // The idle clock and its purge timers are faked: time moves only when the test moves it.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+      try {
+        await vi.advanceTimersByTimeAsync(1000); // off the fake clock's 0, which lru-cache reads as "no start"
+        const sessionId = await openSession(server.mcpUrl);
+        // Used every 600 ms for three times the TTL, it never expires.
+        for (let used = 0; used < 5; used++) {
+          await vi.advanceTimersByTimeAsync(600);
+          expect((await ping(server.mcpUrl, sessionId)).status).toBe(200);
+        }
+        expect(events).toEqual(['created']);
+        // Left idle past the TTL on the same clock, it does expire.
+        await vi.advanceTimersByTimeAsync(1100);
+        expect(events).toEqual(['created', 'expired']);
+      } finally {
+        vi.useRealTimers();
       }
-      await eventually(async () => (await ping(server.mcpUrl, sessionId)).status === 200, { timeoutMs: 100 });
     });
   });
 

@@ -72,6 +72,9 @@ export class SessionRegistry {
       ttl: idleTtlMs,
       updateAgeOnGet: true,
       ttlAutopurge: true,
+      // The global clock read at each call, not lru-cache's reference taken at import: a test's fake
+      // timers then move a session's idle time and its purge timer together.
+      perf: { now: () => performance.now() },
       // Closing a session from `dispose` would re-enter the cache while it is mid-update (the
       // transport's close callback deletes the entry) and corrupt it; `disposeAfter` runs once the
       // cache is consistent again.
