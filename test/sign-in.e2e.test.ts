@@ -114,7 +114,10 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
     LOGIN_PROVIDER: 'oidc', LOGIN_OIDC_ISSUER: upstream.url, LOGIN_CLIENT_ID: UPSTREAM_CLIENT.id, LOGIN_CLIENT_SECRET: UPSTREAM_CLIENT.secret,
     ALLOWED_EMAIL_DOMAINS: 'example.com', AUTH_SECRET: SECRET, REFRESH_TOKEN_GRACE: '1',
   });
-  const start = () => startSignInServer(env(), { port, dataDir, tuning: { fetch: cimdFetch } });
+  // The refresh grace window's clock: real time, moved ahead by the test that needs the window past.
+  let clockAheadMs = 0;
+  const now = () => Date.now() + clockAheadMs;
+  const start = () => startSignInServer(env(), { port, dataDir, tuning: { fetch: cimdFetch, now } });
 
   beforeAll(async () => {
     port = await freePort();
@@ -338,7 +341,7 @@ describe('team sign-in with an OpenID upstream (Google stand-in)', () => {
     const { client, tokens } = await signIn(server);
     const first = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
     expect(first.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1200)); // the test grace window is 1 s
+    clockAheadMs += 1200; // past the test's 1 s grace window
     const replay = await tokenRequest(server, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
     expect(replay.status).toBe(400);
     expect(replay.body.error).toBe('invalid_grant');

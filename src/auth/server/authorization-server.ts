@@ -53,6 +53,11 @@ export interface AuthorizationServerOptions {
   metadataFetchesPerMinute?: number;
   /** How many records of each kind a sign-in in progress leaves are kept (pending-records.ts). Default MAX_PENDING_SIGN_INS; tests lower it. */
   maxPendingSignIns?: number;
+  /**
+   * The clock a rotated refresh token's grace window is measured on, ms since the epoch; tests move it.
+   * @default Date.now
+   */
+  now?: () => number;
 }
 
 /** What an interaction handler asks its HTTP adapter to do. */
@@ -103,7 +108,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const {
     issuer, resource, secret, store, upstream, accounts, accessTokenTtlSeconds, refreshTokenTtlSeconds,
     refreshGraceMs, logger = silentLogger, onEvent = () => {}, fetch: fetchImpl, maxPendingSignIns = MAX_PENDING_SIGN_INS,
-    metadataFetchesPerMinute = METADATA_FETCHES_PER_MINUTE,
+    metadataFetchesPerMinute = METADATA_FETCHES_PER_MINUTE, now,
   } = options;
   checkMaxPending('createAuthorizationServer', maxPendingSignIns);
   const keys = deriveKeys(secret);
@@ -114,7 +119,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
 
   const configuration = providerConfiguration({
     resource, keys, store, accounts, accessTokenTtlSeconds, refreshTokenTtlSeconds, refreshGraceMs, serverName, logger, onEvent, fetch: fetchImpl, maxPendingSignIns,
-    metadataFetches: metadataFetchBudget(metadataFetchesPerMinute),
+    metadataFetches: metadataFetchBudget(metadataFetchesPerMinute), ...(now ? { now } : {}),
   });
 
   const provider = new Provider(issuer, configuration);

@@ -92,15 +92,17 @@ export interface ProviderConfigurationOptions {
   metadataFetches: { take(): boolean };
   /** Records of each kind a sign-in in progress leaves that are kept (pending-records.ts). */
   maxPendingSignIns: number;
+  /** The grace window's clock (see AuthorizationServerOptions). Default `Date.now`. */
+  now?: () => number;
 }
 
 export function providerConfiguration(options: ProviderConfigurationOptions): Configuration {
   const {
     resource, keys, store, accounts, accessTokenTtlSeconds, refreshTokenTtlSeconds, refreshGraceMs, serverName, logger, onEvent, fetch: fetchImpl, maxPendingSignIns,
-    metadataFetches,
+    metadataFetches, now,
   } = options;
   return {
-    adapter: createStoreAdapter(store, { unusedClientTtlSeconds: UNUSED_CLIENT_TTL_SECONDS, maxUnusedClients: MAX_UNUSED_CLIENTS, maxPendingSignIns, refreshGraceMs }),
+    adapter: createStoreAdapter(store, { unusedClientTtlSeconds: UNUSED_CLIENT_TTL_SECONDS, maxUnusedClients: MAX_UNUSED_CLIENTS, maxPendingSignIns, refreshGraceMs, ...(now ? { now } : {}) }),
     // Size limits on /authorize's parameters, checked before a sign-in's Interaction is stored.
     extraParams: authorizationParameterLimits,
     jwks: { keys: [keys.signing] },

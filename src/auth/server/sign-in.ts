@@ -27,7 +27,7 @@ export interface SignInOptions {
   logger?: Logger;
   onEvent?: AuthorizationServerOptions['onEvent'];
   /** Not configuration: tests serve client metadata documents, and lower the bound on sign-ins in progress. */
-  tuning?: Pick<AuthorizationServerOptions, 'fetch' | 'maxPendingSignIns' | 'metadataFetchesPerMinute'>;
+  tuning?: Pick<AuthorizationServerOptions, 'fetch' | 'maxPendingSignIns' | 'metadataFetchesPerMinute' | 'now'>;
 }
 
 /** The built-in authorization server and the verifier for its tokens, from LOGIN_* settings. */

@@ -26,6 +26,10 @@ export interface StoreAdapterOptions {
    * MAX_PENDING_SIGN_INS, at least 1.
    */
   maxPendingSignIns?: number;
+  /**
+   * The clock of the grace window and of records' expiry, ms since the epoch.
+   * @default Date.now
+   */
   now?: () => number;
 }
 
