@@ -96,7 +96,20 @@ describe('the MCP Apps view in a host', () => {
   }
 
   const hostLog = (page: Page) => page.evaluate(() => (window as unknown as { hostLog: HostLogEntry[] }).hostLog);
-  const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `viewer-${name}.png`), fullPage: true });
+  /**
+   * A screenshot once the host has sized the iframe to the view (inline, it follows the view's size
+   * notifications), so the picture is not taken mid-resize.
+   */
+  async function shot(page: Page, name: string): Promise<void> {
+    const view = page.frames().find((f) => f !== page.mainFrame())!;
+    const fullscreen = await view.evaluate(() => document.documentElement.dataset.display === 'fullscreen');
+    if (!fullscreen) {
+      const height = await view.evaluate(() => document.documentElement.getBoundingClientRect().height);
+      await page.waitForFunction((h: number) => Math.abs(parseFloat(document.getElementById('view').style.height) - h) < 2, height);
+    }
+    // The viewport only: a full-page capture resizes the viewport, and the view with it, mid-capture.
+    await page.screenshot({ path: join(SHOTS, `viewer-${name}.png`) });
+  }
   const search = async (query: string) => {
     const input = { query, top_k: 5 };
     return { input, result: await call('search_documents', input) };
