@@ -9,6 +9,9 @@ import type { TestServer } from './support/test-server.js';
 import { connectV2Client } from './support/modern-mcp.js';
 import { randomBytes } from 'node:crypto';
 import { landingHostJs, viewerHtml } from './support/viewer-html.js';
+import { createTools } from '../src/mcp/tools/create-tools.js';
+import { DEFAULT_TOOL_LIMITS } from '../src/mcp/tools/tool-limits.js';
+import { withViewer } from '../src/mcp/viewer-resource.js';
 
 const VIEWER = 'ui://corpus-mcp/viewer';
 const MIME = 'text/html;profile=mcp-app';
@@ -42,8 +45,10 @@ describe('the MCP Apps view', () => {
       for (const name of ['get_chunk', 'get_document', 'list_documents', 'rerank_results']) expect(metaOf(list, name)).toBeUndefined();
     });
 
-    it('stays within the 8,000 characters every session pays for (keyword search)', async () => {
+    it('stays within the 8,000 characters every session pays for, with embeddings or without', async () => {
       expect(JSON.stringify(await legacy.listTools()).length).toBeLessThanOrEqual(8000);
+      const withEmbeddings = { tools: createTools(DEFAULT_TOOL_LIMITS, { semanticSearch: true }).map((t) => withViewer(t.listing)) };
+      expect(JSON.stringify(withEmbeddings).length).toBeLessThanOrEqual(8000);
     });
 
     it('names no view on a server built without one, and lists the same tools otherwise', async () => {

@@ -10,7 +10,7 @@ export const VIEWER_MIME_TYPE = 'text/html;profile=mcp-app';
 /**
  * The tools that name the view: the search. The view shows get_chunk's and get_document's results
  * too when a host opens it for them, but naming them would take tools/list, which every session pays
- * for in its context, past its 8,000-character bound. With embeddings on, even this one name takes it to 8,042.
+ * for in its context, past its 8,000-character bound.
  */
 export const VIEWER_TOOLS: ReadonlySet<string> = new Set(['search_documents']);
 

@@ -64,8 +64,8 @@ export const getChunk = defineTool({
   title: 'Read a passage',
   description:
     'Returns one passage (chunk) in full, with its offsets in the document and, for PDFs, its pages; ' +
-    'prev_chunk_id / next_chunk_id lead to its neighbours. Use it to read a search_documents result; for a ' +
-    'longer stretch call get_document with the source and offset=start.',
+    'prev_chunk_id/next_chunk_id lead to its neighbours. Use it to read a search_documents result; for more, ' +
+    'call get_document with the source and offset=start.',
   input,
   output,
   run({ chunk_id }, corpus, { links }): GetChunkOutput {

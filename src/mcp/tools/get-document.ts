@@ -57,7 +57,7 @@ export const createGetDocument = (limits: ToolLimits): DefinedTool =>
     description:
       'Returns a document\'s text from offset, at most max_chars characters; while truncated, call again with ' +
       'offset=next_offset. Use it when a passage is not enough (a result\'s start as offset jumps to it). ' +
-      'Serves only sources in the index, as list_documents names them.',
+      'Only sources in the index, as list_documents names them.',
     input: inputSchema(limits),
     output,
     run({ source, offset, max_chars }, corpus, { links }): GetDocumentOutput {

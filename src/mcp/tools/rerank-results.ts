@@ -56,7 +56,7 @@ export const createRerankResults = (limits: ToolLimits): DefinedTool => defineTo
   description:
     `Orders up to ${RERANK_MAX_IDS} chunk ids from search_documents by how well ` +
     'each answers one query, best first: by a rerank model when the server has one, else by words and, with ' +
-    'embeddings, meaning. Returns exactly the given chunks with snippets; read the best with get_chunk.',
+    'embeddings, meaning. Returns the given chunks with snippets; read the best with get_chunk.',
   input: inputSchema(limits),
   output,
   async run({ query, chunk_ids }, corpus, { semantic, onFallback, links }): Promise<RerankResultsOutput> {

@@ -11,8 +11,8 @@ import { roundScore } from './score.js';
 export const SEARCH_TOP_K_DEFAULT = 5;
 
 const MODE_HELP =
-  '"keyword": words (stemmed), for exact names, identifiers, error messages. "semantic": meaning (embeddings), ' +
-  'finds paraphrases, may miss a rare exact term.';
+  '"keyword": words (stemmed), for exact names and error messages. "semantic": meaning, finds paraphrases, ' +
+  'may miss a rare exact term.';
 
 const inputSchema = ({ maxQueryChars, maxTopK }: ToolLimits, semantic: boolean) => {
   const defaultTopK = Math.min(SEARCH_TOP_K_DEFAULT, maxTopK);
@@ -25,7 +25,7 @@ const inputSchema = ({ maxQueryChars, maxTopK }: ToolLimits, semantic: boolean) 
       .max(maxQueryChars, { error: `must be at most ${maxQueryChars} characters after trimming` })
       .describe(
         semantic
-          ? 'Keywords, or a question in plain words, e.g. "how do I configure the session timeout".'
+          ? 'Keywords or a plain question, e.g. "how do I set the session timeout".'
           : 'Words to look for, e.g. "configure session timeout". Plain keywords work best.',
       ),
     top_k: z
@@ -41,7 +41,7 @@ const inputSchema = ({ maxQueryChars, maxTopK }: ToolLimits, semantic: boolean) 
       .default(defaultMode)
       .describe(
         semantic
-          ? `${MODE_HELP} "hybrid" (default): both fused, the best general choice.`
+          ? `${MODE_HELP} "hybrid": both fused, the best general choice.`
           : '"keyword" matches words (stemmed). "semantic" (meaning) and "hybrid" (both) need embeddings, which this server lacks: they answer by keywords.',
       ),
   });
@@ -104,7 +104,7 @@ export const createSearchDocuments = (limits: ToolLimits, semantic = false): Def
     title: 'Search documents',
     description:
       (semantic
-        ? 'Searches the corpus by words (BM25), meaning (embeddings) or both fused (hybrid, the default). '
+        ? 'Searches the corpus by words (BM25), meaning (embeddings) or both (hybrid). '
         : 'Full-text (BM25) search of the corpus. ') +
       'Returns the best-matching passages. Then read one with get_chunk, read on with get_document (source, ' +
       'offset=start), or order chunk_ids gathered for one question with rerank_results. ' +
