@@ -127,9 +127,9 @@ describe('checkSnapshotInWorker', () => {
 
   it('uses a thread started from the paths before the job existed, and decides only once the job arrives', async () => {
     const started = startCheckThread({ corpusRoot: job.corpusRoot, indexFile: job.indexFile as string });
-    // The thread reads and walks meanwhile, and refuses nothing yet: a job of another engine arriving
-    // late is still refused for it.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The thread reads and walks, and refuses nothing yet: a job of another engine arriving once it has
+    // is still refused for it.
+    await started.prepared;
     await expect(checkSnapshotInWorker({ ...job, engine: 'engine-b' }, started)).resolves.toMatchObject({ refused: { code: 'foreign_version' } });
     const again = startCheckThread({ corpusRoot: job.corpusRoot, indexFile: job.indexFile as string });
     const checked = await checkSnapshotInWorker(job, again);

@@ -29,6 +29,9 @@ export type SnapshotCheckReply =
   | Exclude<SnapshotCheck, { result: unknown }>
   | { failed: string };
 
+/** What the check worker posts: its replies, and that it has read the file and walked the corpus (`prepared`). */
+export type CheckWorkerMessage = SnapshotCheckReply | { prepared: true };
+
 /** What the check worker is given at its start; the job follows as its first message. */
 export interface SnapshotCheckWork {
   target: CheckTarget;
@@ -50,6 +53,8 @@ export interface CheckThread {
   readonly target: CheckTarget;
   /** The snapshot file opened by this thread (a worker's own descriptors close when it ends), or undefined when it could not be. */
   readonly fd: number | undefined;
+  /** Settles once the thread has read the file and walked the corpus (or failed): all it does before the job arrives. */
+  readonly prepared: Promise<void>;
   /** Hands every reply, those already received first, to `onReply`; the thread's failure (it could not start, erred or ended before answering) to `onFailure`. */
   listen(onReply: (reply: SnapshotCheckReply) => void, onFailure: (why: string) => void): void;
   /** Sends the job the thread checks the snapshot against; throws when it cannot be sent (not cloneable). */
@@ -71,20 +76,25 @@ export function startCheckThread(target: CheckTarget): CheckThread {
   const fail = (why: string): void => {
     if (failure !== undefined) return;
     failure = why;
+    markPrepared();
     listener?.onFailure(why);
   };
   let thread: Worker | undefined;
   const verifier = new Int32Array(new SharedArrayBuffer(4));
+  let markPrepared = (): void => undefined;
+  const prepared = new Promise<void>((resolve) => (markPrepared = resolve));
   try {
     const workerData: SnapshotCheckWork = { target, fd, verifier };
     thread = startWorker({ workerData });
-    thread.on('message', (reply: SnapshotCheckReply) => {
+    thread.on('message', (reply: CheckWorkerMessage) => {
+      if ('prepared' in reply) return markPrepared();
       if (!('read' in reply)) answered = true;
       if (listener) listener.onReply(reply);
       else replies.push(reply);
     });
     thread.once('error', (error) => fail(error.message));
     thread.once('exit', (code) => {
+      markPrepared();
       if (!answered) fail(`it ended with code ${code} before answering`);
     });
   } catch (error) {
@@ -93,6 +103,7 @@ export function startCheckThread(target: CheckTarget): CheckThread {
   return {
     target,
     fd,
+    prepared,
     listen(onReply, onFailure) {
       listener = { onReply, onFailure };
       for (const reply of replies.splice(0)) onReply(reply);

@@ -6,19 +6,19 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { IndexJob } from './index-job-spec.js';
 import { claimVerification } from './snapshot-check-thread.js';
-import type { SnapshotCheckReply, SnapshotCheckWork } from './snapshot-check-thread.js';
+import type { CheckWorkerMessage, SnapshotCheckWork } from './snapshot-check-thread.js';
 import { checkSnapshotFromPaths } from './snapshot-check.js';
 import { verifySnapshot } from './snapshot-digest.js';
 import type { ResidentSnapshot } from './snapshot-digest.js';
 
-const reply = (message: SnapshotCheckReply): void => parentPort?.postMessage(message);
+const reply = (message: CheckWorkerMessage): void => parentPort?.postMessage(message);
 
 const { target, fd, verifier } = workerData as SnapshotCheckWork;
 const job = new Promise<IndexJob>((resolve) => parentPort?.once('message', resolve));
 let handedOver: ResidentSnapshot | undefined;
 
 /** The answer that the file matches, verified here when the server has not taken the verification yet (a small corpus's walk ends before the server has loaded its modules). */
-async function matched(timings: Record<string, number>): Promise<SnapshotCheckReply> {
+async function matched(timings: Record<string, number>): Promise<CheckWorkerMessage> {
   if (handedOver === undefined || !claimVerification(verifier)) return { ok: { timings } };
   const started = performance.now();
   const { intact, crcs } = await verifySnapshot(handedOver);
@@ -29,6 +29,7 @@ checkSnapshotFromPaths(target, job, {
   // The server's descriptor when it could open the file: one this thread opened would be closed when
   // the thread ends. The server keeps it to read the texts.
   ...(fd === undefined ? {} : { fd }),
+  onPrepared: () => reply({ prepared: true }),
   onRead: (snapshot) => {
     handedOver = snapshot;
     const { resident, ...rest } = snapshot;

@@ -58,6 +58,8 @@ export interface CheckFromPathsOptions {
    * on meanwhile. The result's `bytes` are then the resident part.
    */
   onRead: (snapshot: ResidentSnapshot) => void;
+  /** Called once the file's read and the corpus's walk have both settled, whether or not the job has arrived. */
+  onPrepared?: () => void;
   /** The snapshot file, already open: read through it and never closed here. */
   fd?: number;
 }
@@ -67,7 +69,7 @@ export interface CheckFromPathsOptions {
  * from the paths alone, and decides once `job` (with these very paths) arrives. Reads no corpus file:
  * answers `undecided` where only a file's bytes could tell.
  */
-export async function checkSnapshotFromPaths(target: CheckTarget, job: Promise<IndexJob>, { onRead, fd }: CheckFromPathsOptions): Promise<SnapshotCheck> {
+export async function checkSnapshotFromPaths(target: CheckTarget, job: Promise<IndexJob>, { onRead, onPrepared, fd }: CheckFromPathsOptions): Promise<SnapshotCheck> {
   const path = target.indexFile;
   return outcome(async (timings) => {
     const reader = openSnapshotFile(path, fd);
@@ -85,6 +87,7 @@ export async function checkSnapshotFromPaths(target: CheckTarget, job: Promise<I
     }
     const compared = manifest instanceof SnapshotRefusal ? undefined : compareManifest(path, manifest, target.corpusRoot, Infinity, false, timings, target.excludedFiles);
     compared?.catch(() => undefined);
+    if (onPrepared) void Promise.allSettled([resident, compared]).then(onPrepared);
     let handedOver = false;
     try {
       checkHeader(await job, path, reader.header);
