@@ -21,16 +21,13 @@ const dropZodLocales = {
   },
 };
 
-/**
- * The landing page's own host (src/view/landing-host.ts) as one script, inlined into the page a
- * server without authentication serves at /.
- */
-export async function buildLandingHostJs() {
-  const result = await build({
-    entryPoints: [join(viewDir, 'landing-host.ts')],
+/** One script of src/view/ and what it imports, minified for the browser, in memory. */
+function bundleForBrowser(entry, format) {
+  return build({
+    entryPoints: [join(viewDir, entry)],
     bundle: true,
     minify: true,
-    format: 'iife',
+    format,
     platform: 'browser',
     target: 'es2022',
     write: false,
@@ -38,6 +35,14 @@ export async function buildLandingHostJs() {
     plugins: [dropZodLocales],
     logLevel: 'warning',
   });
+}
+
+/**
+ * The landing page's own host (src/view/landing-host.ts) as one script, inlined into the page a
+ * server without authentication serves at /.
+ */
+export async function buildLandingHostJs() {
+  const result = await bundleForBrowser('landing-host.ts', 'iife');
   const js = result.outputFiles[0].text;
   if (/<\/script/i.test(js)) throw new Error('the landing host bundle contains a closing </script>: it cannot be inlined');
   return js;
@@ -46,18 +51,7 @@ export async function buildLandingHostJs() {
 /** The view as one HTML document (a string). */
 export async function buildViewHtml() {
   const [script, style] = await Promise.all([
-    build({
-      entryPoints: [join(viewDir, 'main.ts')],
-      bundle: true,
-      minify: true,
-      format: 'esm',
-      platform: 'browser',
-      target: 'es2022',
-      write: false,
-      legalComments: 'none',
-      plugins: [dropZodLocales],
-      logLevel: 'warning',
-    }),
+    bundleForBrowser('main.ts', 'esm'),
     build({ entryPoints: [join(viewDir, 'viewer.css')], bundle: true, minify: true, write: false, logLevel: 'warning' }),
   ]);
   const js = script.outputFiles[0].text;

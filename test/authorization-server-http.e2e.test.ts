@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SMALL_BODY_MAX_BYTES } from '../src/http/middleware/small-body-limit.js';
-import { authorizeUrl, CLIENT_REDIRECT_URI, freePort, pkcePair, register, startOidcUpstream, startSignInServer } from './support/sign-in.js';
-import type { SignInServer, Upstream } from './support/sign-in.js';
+import { authorizeUrl, CLIENT_REDIRECT_URI, freePort, oidcSignInEnv, pkcePair, register, startSignInServer, startSignInWithOidcUpstream } from './support/sign-in.js';
+import type { SignInServer, SignInWithUpstream, Upstream } from './support/sign-in.js';
 import { parseExposition } from './metrics-exposition.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-0123456789';
@@ -100,27 +100,15 @@ const FORGED = {
 };
 
 describe('the authorization server over HTTP', () => {
+  let signIn: SignInWithUpstream;
   let upstream: Upstream;
   let server: SignInServer;
-  let dataDir: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    dataDir = await mkdtemp(join(tmpdir(), 'corpus-as-http-'));
-    upstream = await startOidcUpstream(`http://127.0.0.1:${port}/oauth/callback`, UPSTREAM_CLIENT);
-    server = await startSignInServer(
-      {
-        LOGIN_PROVIDER: 'oidc', LOGIN_OIDC_ISSUER: upstream.url, LOGIN_CLIENT_ID: UPSTREAM_CLIENT.id, LOGIN_CLIENT_SECRET: UPSTREAM_CLIENT.secret,
-        ALLOWED_EMAIL_DOMAINS: 'example.com', AUTH_SECRET: SECRET,
-      },
-      { port, dataDir },
-    );
+    signIn = await startSignInWithOidcUpstream(UPSTREAM_CLIENT, SECRET, { tmpPrefix: 'corpus-as-http-' });
+    ({ server, upstream } = signIn);
   });
-  afterAll(async () => {
-    await server?.close();
-    await upstream?.close();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => signIn?.close());
 
   describe('forwarding headers', () => {
     it.each(['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'])(
@@ -145,10 +133,7 @@ describe('the authorization server over HTTP', () => {
     beforeAll(async () => {
       proxyDataDir = await mkdtemp(join(tmpdir(), 'corpus-as-proxy-'));
       behindProxy = await startSignInServer(
-        {
-          PUBLIC_URL, LOGIN_PROVIDER: 'oidc', LOGIN_OIDC_ISSUER: upstream.url, LOGIN_CLIENT_ID: UPSTREAM_CLIENT.id,
-          LOGIN_CLIENT_SECRET: UPSTREAM_CLIENT.secret, ALLOWED_EMAIL_DOMAINS: 'example.com', AUTH_SECRET: SECRET,
-        },
+        { PUBLIC_URL, ...oidcSignInEnv(upstream, UPSTREAM_CLIENT, SECRET) },
         { port: await freePort(), dataDir: proxyDataDir },
       );
     });

@@ -1,48 +1,23 @@
 // Client ID metadata documents from outside, over a real listening sign-in server: an anonymous
 // /authorize naming a document on an internal address is refused with invalid_client and opens no TCP
 // connection to it (counted on a real listener), and documents are fetched at a bounded rate.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import type { AddressInfo, Server } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, freePort, pkcePair, startOidcUpstream, startSignInServer } from './support/sign-in.js';
-import type { SignInServer, Upstream } from './support/sign-in.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { countingListener } from './support/counting-listener.js';
+import { authorizeUrl, pkcePair, startSignInWithOidcUpstream } from './support/sign-in.js';
+import type { SignInServer, SignInWithUpstream } from './support/sign-in.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-0123456789';
 const UPSTREAM_CLIENT = { id: 'corpus-upstream', secret: 'upstream-secret' };
 
-let listener: Server;
-let listenerPort: number;
-let connections = 0;
-beforeAll(async () => {
-  listener = createServer((socket) => {
-    connections += 1;
-    socket.destroy();
-  });
-  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-  listenerPort = (listener.address() as AddressInfo).port;
-});
-afterAll(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+const listener = countingListener();
 
-let started: { server: SignInServer; upstream: Upstream; dataDir: string } | undefined;
-async function start(tuning?: Parameters<typeof startSignInServer>[1]['tuning']): Promise<SignInServer> {
-  const port = await freePort();
-  const dataDir = join(await mkdtemp(join(tmpdir(), 'corpus-cimd-fetch-')), 'auth');
-  const upstream = await startOidcUpstream(`http://127.0.0.1:${port}/oauth/callback`, UPSTREAM_CLIENT);
-  const env = {
-    LOGIN_PROVIDER: 'oidc', LOGIN_OIDC_ISSUER: upstream.url, LOGIN_CLIENT_ID: UPSTREAM_CLIENT.id, LOGIN_CLIENT_SECRET: UPSTREAM_CLIENT.secret,
-    ALLOWED_EMAIL_DOMAINS: 'example.com', AUTH_SECRET: SECRET,
-  };
-  const server = await startSignInServer(env, { port, dataDir, ...(tuning ? { tuning } : {}) });
-  started = { server, upstream, dataDir };
-  return server;
+let started: SignInWithUpstream | undefined;
+async function start(tuning?: Parameters<typeof startSignInWithOidcUpstream>[2]['tuning']): Promise<SignInServer> {
+  started = await startSignInWithOidcUpstream(UPSTREAM_CLIENT, SECRET, { tmpPrefix: 'corpus-cimd-fetch-', ...(tuning ? { tuning } : {}) });
+  return started.server;
 }
 afterEach(async () => {
-  await started?.server.close();
-  await started?.upstream.close();
-  if (started) await rm(join(started.dataDir, '..'), { recursive: true, force: true });
+  await started?.close();
   started = undefined;
 });
 
@@ -59,11 +34,11 @@ describe('client ID metadata documents, from outside', () => {
     ['localhost', 'https://localhost:PORT/c.json'],
   ])('refuses a document on %s with invalid_client, and opens no connection to it', async (_label, template) => {
     const server = await start();
-    const before = connections;
-    const { status, text } = await authorize(server, template.replace('PORT', String(listenerPort)));
+    const before = listener.connections;
+    const { status, text } = await authorize(server, template.replace('PORT', String(listener.port)));
     expect(status).toBe(400);
     expect(text).toContain('<code>invalid_client</code>');
-    expect(connections).toBe(before);
+    expect(listener.connections).toBe(before);
   });
 
   it('fetches at most metadataFetchesPerMinute documents a minute, then answers invalid_client without fetching', async () => {

@@ -4,14 +4,11 @@
 // process), which also holds at most MAX_CONNECTIONS connections. The operator's routes (/healthz,
 // /readyz, /metrics) also accept a Host that is an IP address, as platform checkers and scrapers send.
 import { request } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startOidcUpstream, startSignInServer } from './support/sign-in.js';
-import type { SignInServer, Upstream } from './support/sign-in.js';
+import { freePort, startSignInWithOidcUpstream } from './support/sign-in.js';
+import type { SignInWithUpstream } from './support/sign-in.js';
 import { cleanUpSpawnedServers, spawnServer } from './support/spawned-server.js';
 import type { SpawnedServer } from './support/spawned-server.js';
 
@@ -34,27 +31,13 @@ const refusedForHost = (answer: { status: number; body: string }) => answer.stat
 describe('the Host check on every route of the public port', () => {
   const SECRET = 'a-test-secret-that-is-long-enough-0123456789';
   const UPSTREAM_CLIENT = { id: 'corpus-upstream', secret: 'upstream-secret' };
-  let server: SignInServer;
-  let upstream: Upstream;
-  let dataDir: string;
+  let signIn: SignInWithUpstream;
   let port: number;
   beforeAll(async () => {
-    port = await freePort();
-    dataDir = join(await mkdtemp(join(tmpdir(), 'corpus-host-routes-')), 'auth');
-    upstream = await startOidcUpstream(`http://127.0.0.1:${port}/oauth/callback`, UPSTREAM_CLIENT);
-    server = await startSignInServer(
-      {
-        LOGIN_PROVIDER: 'oidc', LOGIN_OIDC_ISSUER: upstream.url, LOGIN_CLIENT_ID: UPSTREAM_CLIENT.id, LOGIN_CLIENT_SECRET: UPSTREAM_CLIENT.secret,
-        ALLOWED_EMAIL_DOMAINS: 'example.com', AUTH_SECRET: SECRET,
-      },
-      { port, dataDir },
-    );
+    signIn = await startSignInWithOidcUpstream(UPSTREAM_CLIENT, SECRET, { tmpPrefix: 'corpus-host-routes-' });
+    ({ port } = signIn);
   });
-  afterAll(async () => {
-    await server?.close();
-    await upstream?.close();
-    await rm(join(dataDir, '..'), { recursive: true, force: true });
-  });
+  afterAll(() => signIn?.close());
 
   const ROUTES: Array<[string, string]> = [
     ['GET', '/healthz'],

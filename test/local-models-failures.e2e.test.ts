@@ -15,7 +15,8 @@ import { startHub } from './support/fake-hub.js';
 import { BENCH_MODEL_ID, writeBenchModel } from '../scripts/tiny-models/tiny-models.js';
 import { writeCorpusFiles } from './support/sample-corpus.js';
 import { cleanUpSpawnedServers, spawnServer } from './support/spawned-server.js';
-import { callTool, LOCAL_FILES, TINY_EMBED_ID, TINY_RERANK_ID, tinyModelsDir, type SearchResult } from './support/tiny-models.js';
+import { LOCAL_FILES, TINY_EMBED_ID, TINY_RERANK_ID, tinyModelsAndLocalCorpus, tinyModelsDir } from './support/tiny-models.js';
+import { callTool, type SearchResult } from './support/tool-call.js';
 
 const NO_NETWORK = new URL('./support/no-network.mjs', import.meta.url).pathname;
 const LOCAL = { EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_MODEL: TINY_EMBED_ID, RERANK_PROVIDER: 'local', RERANK_MODEL: TINY_RERANK_ID, MODEL_THREADS: '1' };
@@ -122,9 +123,7 @@ describe('a whole run with no network', () => {
   });
 
   it('serves semantic and hybrid search and rerank_results from MODELS_DIR alone, the real process connecting to nothing beyond loopback', async () => {
-    const { modelsDir } = tinyModelsDir();
-    const corpusDir = mkdtempSync(join(tmpdir(), 'corpus-mcp-offline-'));
-    await writeCorpusFiles(corpusDir, LOCAL_FILES);
+    const { modelsDir, corpusDir } = await tinyModelsAndLocalCorpus('corpus-mcp-offline-');
     // Downloads stay on (the default) and MODELS_URL is the real hub: a model found in MODELS_DIR is never asked of it.
     const server = await spawnServer({ ...LOCAL, MODELS_DIR: modelsDir }, { corpusDir, nodeArgs: ['--import', NO_NETWORK] });
     await eventually(() => server.lines.some((l) => l.msg === 'chunk vectors ready; semantic and hybrid search on'), { what: 'chunk vectors', timeoutMs: 60_000 });
@@ -174,9 +173,7 @@ describe('a restart with a local model and INDEX_FILE', () => {
   });
 
   it('reuses the chunk vectors cached beside the snapshot, embedding none again', async () => {
-    const { modelsDir } = tinyModelsDir();
-    const corpusDir = mkdtempSync(join(tmpdir(), 'corpus-mcp-restart-'));
-    await writeCorpusFiles(corpusDir, LOCAL_FILES);
+    const { modelsDir, corpusDir } = await tinyModelsAndLocalCorpus('corpus-mcp-restart-');
     const env = { EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_MODEL: TINY_EMBED_ID, MODELS_DIR: modelsDir, MODELS_DOWNLOAD: 'false', INDEX_FILE: join(corpusDir, '..', `${corpusDir.split('/').pop()}.snapshot`) };
     const ready = (server: Awaited<ReturnType<typeof spawnServer>>) => server.lines.find((l) => l.msg === 'chunk vectors ready; semantic and hybrid search on');
     const first = await spawnServer(env, { corpusDir });

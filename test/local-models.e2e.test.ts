@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpsServer, type OpsServer } from './metrics-server.js';
 import { eventually } from './support/eventually.js';
-import { callTool, LOCAL_FILES, TINY_EMBED_ID, TINY_RERANK_ID, tinyModelsDir, type SearchResult } from './support/tiny-models.js';
+import { LOCAL_FILES, TINY_EMBED_ID, TINY_RERANK_ID, tinyModelsDir } from './support/tiny-models.js';
+import { callTool, type SearchResult } from './support/tool-call.js';
 
 describe('local embedding and rerank models in MODELS_DIR, with downloads off', () => {
   let server: OpsServer;

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProviders, type FakeProviders } from './support/fake-providers.js';
 import { startOpsServer, type OpsServer } from './metrics-server.js';
 import { eventually } from './support/eventually.js';
+import { callTool, type SearchResult } from './support/tool-call.js';
 
 const EMBEDDINGS_KEY = 'sk-embed-e2e-1f2e3d4c5b6a79881726354453627180';
 const RERANK_KEY = 'rk-rerank-e2e-0a9b8c7d6e5f40312233445566778899';
@@ -19,22 +20,6 @@ const FILES = {
 };
 
 const TUNING = { queryTimeoutMs: 2000, retryDelayMs: 100, maxRetryDelayMs: 200, embedTimeoutMs: 2000, embedMaxRetries: 1, backoffMs: 5 };
-
-type SearchResult = {
-  mode: string;
-  results: Array<{ chunk_id: string; found_by: string[]; score: number }>;
-  note?: string;
-};
-
-async function call(server: OpsServer, name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; structured: unknown; text: string }> {
-  const { client } = await server.connect();
-  try {
-    const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: unknown; content: Array<{ text: string }> };
-    return { isError: result.isError, structured: result.structuredContent, text: result.content[0]?.text ?? '' };
-  } finally {
-    await client.close();
-  }
-}
 
 const metricValue = async (server: OpsServer, name: string, labels: Record<string, string>): Promise<number | undefined> =>
   (await server.scrape()).find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
@@ -86,18 +71,18 @@ describe('semantic search over a real server with local embeddings and rerank en
   });
 
   it('semantic mode finds a paraphrase that keyword mode misses ("vehicle" for "automobile" and "car")', async () => {
-    const keyword = (await call(server, 'search_documents', { query: 'vehicle', mode: 'keyword' })).structured as SearchResult;
+    const keyword = (await callTool(server, 'search_documents', { query: 'vehicle', mode: 'keyword' })).structured as SearchResult;
     expect(keyword.results).toEqual([]);
-    const semantic = (await call(server, 'search_documents', { query: 'vehicle', mode: 'semantic', top_k: 2 })).structured as SearchResult;
+    const semantic = (await callTool(server, 'search_documents', { query: 'vehicle', mode: 'semantic', top_k: 2 })).structured as SearchResult;
     expect(semantic.mode).toBe('semantic');
     expect(semantic.results.map((r) => r.chunk_id).sort()).toEqual(['fleet.md#0', 'parking.md#0']);
     expect(semantic.results.every((r) => r.found_by.join() === 'semantic')).toBe(true);
   });
 
   it('hybrid mode (the default) ranks the paraphrase beside the keyword match, first the passage both rankings found', async () => {
-    const keyword = (await call(server, 'search_documents', { query: 'car', mode: 'keyword' })).structured as SearchResult;
+    const keyword = (await callTool(server, 'search_documents', { query: 'car', mode: 'keyword' })).structured as SearchResult;
     expect(keyword.results.map((r) => r.chunk_id)).toEqual(['parking.md#0']);
-    const hybrid = (await call(server, 'search_documents', { query: 'car', top_k: 3 })).structured as SearchResult;
+    const hybrid = (await callTool(server, 'search_documents', { query: 'car', top_k: 3 })).structured as SearchResult;
     expect(hybrid.mode).toBe('hybrid');
     expect(hybrid.note).toBeUndefined();
     expect(hybrid.results.slice(0, 2).map((r) => [r.chunk_id, r.found_by])).toEqual([
@@ -109,7 +94,7 @@ describe('semantic search over a real server with local embeddings and rerank en
   it('rerank_results orders exactly the given chunks by the rerank endpoint, sending its key', async () => {
     const before = fake.requests.length;
     const ids = ['weather.md#0', 'parking.md#0', 'fleet.md#0', 'clinic.md#0'];
-    const answer = (await call(server, 'rerank_results', { query: 'automobile tyres', chunk_ids: ids })).structured as {
+    const answer = (await callTool(server, 'rerank_results', { query: 'automobile tyres', chunk_ids: ids })).structured as {
       method: string;
       results: Array<{ chunk_id: string; score: number }>;
     };
@@ -127,7 +112,7 @@ describe('semantic search over a real server with local embeddings and rerank en
   });
 
   it('rerank_results names every unknown chunk id in one error', async () => {
-    const answer = await call(server, 'rerank_results', { query: 'car', chunk_ids: ['fleet.md#0', 'fleet.md#7', 'nowhere.md#0', 'bad-id'] });
+    const answer = await callTool(server, 'rerank_results', { query: 'car', chunk_ids: ['fleet.md#0', 'fleet.md#7', 'nowhere.md#0', 'bad-id'] });
     expect(answer.isError).toBe(true);
     expect(answer.text).toMatch(/3 chunk ids the index does not hold/);
     expect(answer.text).toContain('"fleet.md#7"');
@@ -138,7 +123,7 @@ describe('semantic search over a real server with local embeddings and rerank en
   it('answers by keywords with a note when the endpoints fail at query time, and counts the fallback', async () => {
     fake.down = true;
     const before = (await metricValue(server, 'corpus_mcp_semantic_fallbacks_total', { tool: 'search_documents' })) ?? 0;
-    const answer = await call(server, 'search_documents', { query: 'car' });
+    const answer = await callTool(server, 'search_documents', { query: 'car' });
     expect(answer.isError).toBeFalsy();
     const result = answer.structured as SearchResult;
     expect(result.mode).toBe('keyword');
@@ -146,7 +131,7 @@ describe('semantic search over a real server with local embeddings and rerank en
     expect(result.note).toMatch(/^These are keyword results: the embeddings endpoint failed for this query \(POST .*answered 503/);
     expect(await metricValue(server, 'corpus_mcp_semantic_fallbacks_total', { tool: 'search_documents' })).toBe(before + 1);
 
-    const reranked = await call(server, 'rerank_results', { query: 'car badge', chunk_ids: ['fleet.md#0', 'parking.md#0'] });
+    const reranked = await callTool(server, 'rerank_results', { query: 'car badge', chunk_ids: ['fleet.md#0', 'parking.md#0'] });
     expect(reranked.isError).toBeFalsy();
     expect(reranked.structured).toMatchObject({ method: 'keyword', results: [{ chunk_id: 'parking.md#0' }, { chunk_id: 'fleet.md#0' }] });
     expect((reranked.structured as { note: string }).note).toMatch(/rerank endpoint failed/);
@@ -155,7 +140,7 @@ describe('semantic search over a real server with local embeddings and rerank en
   it('waits out a 429 whose Retry-After fits the query budget and answers hybrid', async () => {
     const before = fake.requests.length;
     fake.failNext(1, 429, '1');
-    const hybrid = (await call(server, 'search_documents', { query: 'car', top_k: 2 })).structured as SearchResult;
+    const hybrid = (await callTool(server, 'search_documents', { query: 'car', top_k: 2 })).structured as SearchResult;
     expect(hybrid).toMatchObject({ mode: 'hybrid', results: [{ chunk_id: 'parking.md#0' }, { chunk_id: 'fleet.md#0' }] });
     expect(hybrid.note).toBeUndefined();
     expect(fake.requests.slice(before).map((r) => r.status)).toEqual([429, 200]);
@@ -166,7 +151,7 @@ describe('semantic search over a real server with local embeddings and rerank en
     const retries = (): number => server.lines().filter((l) => l.msg === 'embeddings request failed; retrying').length;
     const retriesBefore = retries();
     fake.failNext(1, 429, '3600');
-    const answer = (await call(server, 'search_documents', { query: 'car' })).structured as SearchResult;
+    const answer = (await callTool(server, 'search_documents', { query: 'car' })).structured as SearchResult;
     expect(answer.mode).toBe('keyword');
     expect(answer.note).toMatch(/answered 429 on 1 attempt\(s\); not retried: waiting \d+ ms would leave nothing of the \d+ ms left of its 2000 ms budget/);
     expect(fake.requests.slice(before).map((r) => r.status)).toEqual([429]);
@@ -175,14 +160,14 @@ describe('semantic search over a real server with local embeddings and rerank en
 
   it('answers by keywords, never with an error, when the endpoint starts answering with another vector size, then embeds the chunks again', async () => {
     fake.nativeDimensions = 32;
-    const answer = await call(server, 'search_documents', { query: 'vehicle', mode: 'semantic' });
+    const answer = await callTool(server, 'search_documents', { query: 'vehicle', mode: 'semantic' });
     expect(answer.isError).toBeFalsy();
     expect(answer.structured).toMatchObject({ mode: 'keyword', note: expect.stringMatching(/vectors of 32 numbers where the chunk vectors have 64/) });
-    const reranked = await call(server, 'rerank_results', { query: 'vehicle', chunk_ids: ['fleet.md#0', 'weather.md#0'] });
+    const reranked = await callTool(server, 'rerank_results', { query: 'vehicle', chunk_ids: ['fleet.md#0', 'weather.md#0'] });
     expect(reranked.isError).toBeFalsy();
     await eventually(() => server.semantic.state.state === 'ready' && server.semantic.state.dimensions === 32, { what: 'the chunks embedded at the new size' });
     // At 32 numbers the fake model folds other words onto the synonym axes too, so only the mode and the paraphrase's presence are checked.
-    const semantic = (await call(server, 'search_documents', { query: 'vehicle', mode: 'semantic', top_k: 3 })).structured as SearchResult;
+    const semantic = (await callTool(server, 'search_documents', { query: 'vehicle', mode: 'semantic', top_k: 3 })).structured as SearchResult;
     expect(semantic).toMatchObject({ mode: 'semantic' });
     expect(semantic.note).toBeUndefined();
     expect(semantic.results.map((r) => r.chunk_id)).toContain('fleet.md#0');
@@ -225,7 +210,7 @@ describe('an embeddings endpoint that is down at boot', () => {
     expect(await metricValue(server, 'corpus_mcp_semantic_state', { state: 'ready' })).toBe(0);
     expect(server.lines().some((l) => l.msg === 'embedding the chunks failed; serving keyword search only' && l.level === 'error')).toBe(true);
 
-    const answer = await call(server, 'search_documents', { query: 'car' });
+    const answer = await callTool(server, 'search_documents', { query: 'car' });
     expect(answer.isError).toBeFalsy();
     expect(answer.structured).toMatchObject({ mode: 'keyword', results: [{ chunk_id: 'parking.md#0', found_by: ['keyword'] }] });
     expect((answer.structured as SearchResult).note).toMatch(/semantic search is unavailable/);
@@ -236,7 +221,7 @@ describe('an embeddings endpoint that is down at boot', () => {
     await eventually(() => server.semantic.state.state === 'ready', { what: 'recovery' });
     expect(((await (await fetch(`${server.url}/readyz`)).json()) as { status: string }).status).toBe('ready');
     expect(await metricValue(server, 'corpus_mcp_semantic_state', { state: 'ready' })).toBe(1);
-    const hybrid = (await call(server, 'search_documents', { query: 'car', top_k: 2 })).structured as SearchResult;
+    const hybrid = (await callTool(server, 'search_documents', { query: 'car', top_k: 2 })).structured as SearchResult;
     expect(hybrid.mode).toBe('hybrid');
     expect(hybrid.results.map((r) => r.chunk_id)).toEqual(['parking.md#0', 'fleet.md#0']);
     expect(server.rawLog()).not.toContain(EMBEDDINGS_KEY);
@@ -271,9 +256,9 @@ describe('an endpoint whose answers outgrow any request', () => {
 
   it('stops reading a 300 MB query embedding at its cap, answers by keywords, and the process grows by less than 50 MB', async () => {
     // A plain search first, so the figure counts the answer, not the first call's loading of code.
-    expect((await call(server, 'search_documents', { query: 'car' })).structured).toMatchObject({ mode: 'hybrid' });
+    expect((await callTool(server, 'search_documents', { query: 'car' })).structured).toMatchObject({ mode: 'hybrid' });
     fake.padNext(HUGE);
-    const { result: answer, growth } = await rssGrowth(() => call(server, 'search_documents', { query: 'car' }));
+    const { result: answer, growth } = await rssGrowth(() => callTool(server, 'search_documents', { query: 'car' }));
     console.info(`query embedding of ${HUGE} bytes: RSS grew by ${(growth / 1024 / 1024).toFixed(1)} MiB; ${fake.padded?.sent} bytes sent`);
     expect(answer.isError).toBeFalsy();
     expect(answer.structured).toMatchObject({ mode: 'keyword', results: [{ chunk_id: 'parking.md#0' }] });
@@ -288,9 +273,9 @@ describe('an endpoint whose answers outgrow any request', () => {
   });
 
   it('stops reading a 300 MB rerank answer at its cap and reorders by keywords', async () => {
-    expect((await call(server, 'rerank_results', { query: 'car badge', chunk_ids: ['fleet.md#0', 'parking.md#0'] })).structured).toMatchObject({ method: 'rerank_model' });
+    expect((await callTool(server, 'rerank_results', { query: 'car badge', chunk_ids: ['fleet.md#0', 'parking.md#0'] })).structured).toMatchObject({ method: 'rerank_model' });
     fake.padNext(HUGE);
-    const { result: reranked, growth } = await rssGrowth(() => call(server, 'rerank_results', { query: 'car badge', chunk_ids: ['fleet.md#0', 'parking.md#0'] }));
+    const { result: reranked, growth } = await rssGrowth(() => callTool(server, 'rerank_results', { query: 'car badge', chunk_ids: ['fleet.md#0', 'parking.md#0'] }));
     console.info(`rerank answer of ${HUGE} bytes: RSS grew by ${(growth / 1024 / 1024).toFixed(1)} MiB; ${fake.padded?.sent} bytes sent`);
     expect(reranked.isError).toBeFalsy();
     expect((reranked.structured as { note: string }).note).toMatch(/rerank endpoint failed \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/rerank answered more than \d+ bytes/);

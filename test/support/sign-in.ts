@@ -361,6 +361,36 @@ export interface SignInServer {
   close(): Promise<void>;
 }
 
+/** LOGIN_* for an OIDC `upstream` that signs `client` in, admitting any address at example.com. */
+export function oidcSignInEnv(upstream: Upstream, client: { id: string; secret: string }, authSecret: string): Record<string, string> {
+  return {
+    LOGIN_PROVIDER: 'oidc', LOGIN_OIDC_ISSUER: upstream.url, LOGIN_CLIENT_ID: client.id, LOGIN_CLIENT_SECRET: client.secret,
+    ALLOWED_EMAIL_DOMAINS: 'example.com', AUTH_SECRET: authSecret,
+  };
+}
+
+export interface SignInWithUpstream { server: SignInServer; upstream: Upstream; port: number; close(): Promise<void> }
+
+/** A sign-in server (oidcSignInEnv) and its OIDC upstream, on a free port, storing in a fresh folder named from `tmpPrefix`. */
+export async function startSignInWithOidcUpstream(
+  client: { id: string; secret: string },
+  authSecret: string,
+  { tmpPrefix, tuning }: { tmpPrefix: string; tuning?: AssembleOptions['signInTuning'] },
+): Promise<SignInWithUpstream> {
+  const port = await freePort();
+  const dataDir = join(await mkdtemp(join(tmpdir(), tmpPrefix)), 'auth');
+  const upstream = await startOidcUpstream(`http://127.0.0.1:${port}/oauth/callback`, client);
+  const server = await startSignInServer(oidcSignInEnv(upstream, client, authSecret), { port, dataDir, ...(tuning ? { tuning } : {}) });
+  return {
+    server, upstream, port,
+    async close() {
+      await server.close();
+      await upstream.close();
+      await rm(join(dataDir, '..'), { recursive: true, force: true });
+    },
+  };
+}
+
 /** corpus-mcp with LOGIN_* from `env`, on `port` (so a restart keeps PUBLIC_URL), storing in `dataDir`. */
 export async function startSignInServer(
   env: Record<string, string>,

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeTinyModels } from '../../scripts/tiny-models/tiny-models.js';
-import type { OpsServer } from '../metrics-server.js';
+import { writeCorpusFiles } from './sample-corpus.js';
 
 export { TINY_EMBED_ID, TINY_RERANK_ID, TINY_MAX_TOKENS } from '../../scripts/tiny-models/tiny-models.js';
 
@@ -24,15 +24,10 @@ export const LOCAL_FILES = {
   'harbour.md': `# Harbour\n\n${FILLER} and then the ocean.\n`,
 };
 
-export type SearchResult = { mode: string; results: Array<{ chunk_id: string; found_by: string[]; score: number }>; note?: string };
-
-export async function callTool(server: OpsServer, name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; structured: unknown; text: string }> {
-  const { client } = await server.connect();
-  try {
-    const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: unknown; content: Array<{ text: string }> };
-    return { isError: result.isError, structured: result.structuredContent, text: result.content[0]?.text ?? '' };
-  } finally {
-    await client.close();
-  }
+/** Tiny models in a fresh MODELS_DIR, and LOCAL_FILES in a fresh corpus folder named from `prefix`. */
+export async function tinyModelsAndLocalCorpus(prefix: string): Promise<{ modelsDir: string; corpusDir: string }> {
+  const { modelsDir } = tinyModelsDir();
+  const corpusDir = mkdtempSync(join(tmpdir(), prefix));
+  await writeCorpusFiles(corpusDir, LOCAL_FILES);
+  return { modelsDir, corpusDir };
 }
-

@@ -3,10 +3,10 @@
 // in the URL or resolved from a name; the rate bound counts fetches.
 import { createServer as createHttpServer } from 'node:http';
 import type { Server as HttpServer } from 'node:http';
-import { createServer } from 'node:net';
-import type { AddressInfo, Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { LookupAddress } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countingListener } from '../../../test/support/counting-listener.js';
 import { createMetadataFetch, isSpecialUseAddress, metadataFetchBudget, RefusedAddressError } from './metadata-fetch.js';
 
 describe('isSpecialUseAddress', () => {
@@ -33,18 +33,7 @@ describe('isSpecialUseAddress', () => {
 
 describe('createMetadataFetch', () => {
   // A real listener on loopback that counts every TCP connection made to it.
-  let listener: Server;
-  let port: number;
-  let connections = 0;
-  beforeAll(async () => {
-    listener = createServer((socket) => {
-      connections += 1;
-      socket.destroy();
-    });
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-    port = (listener.address() as AddressInfo).port;
-  });
-  afterAll(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+  const listener = countingListener();
 
   /** A resolver that answers `addresses` for every name, as a DNS server an attacker runs could. */
   const resolvingTo = (...addresses: string[]) => (_name: string, _options: unknown, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) =>
@@ -55,10 +44,10 @@ describe('createMetadataFetch', () => {
     ['an IPv4-mapped IPv6 loopback literal', `https://[::ffff:127.0.0.1]:PORT/c.json`],
     ['localhost, resolved by the system', `https://localhost:PORT/c.json`],
   ])('opens no connection to %s', async (_label, template) => {
-    const before = connections;
+    const before = listener.connections;
     const fetch = createMetadataFetch();
-    await expect(fetch(template.replace('PORT', String(port)))).rejects.toBeInstanceOf(RefusedAddressError);
-    expect(connections).toBe(before);
+    await expect(fetch(template.replace('PORT', String(listener.port)))).rejects.toBeInstanceOf(RefusedAddressError);
+    expect(listener.connections).toBe(before);
   });
 
   it.each([
@@ -70,10 +59,10 @@ describe('createMetadataFetch', () => {
     ['unspecified', ['0.0.0.0']],
     ['a public address beside a loopback one', ['93.184.216.34', '127.0.0.1']],
   ])('refuses a name that resolves to %s, before connecting', async (_label, addresses) => {
-    const before = connections;
+    const before = listener.connections;
     const fetch = createMetadataFetch({ resolve: resolvingTo(...addresses) });
-    await expect(fetch(`https://client.example:${port}/c.json`)).rejects.toMatchObject({ code: 'ERR_SPECIAL_USE_ADDRESS' });
-    expect(connections).toBe(before);
+    await expect(fetch(`https://client.example:${listener.port}/c.json`)).rejects.toMatchObject({ code: 'ERR_SPECIAL_USE_ADDRESS' });
+    expect(listener.connections).toBe(before);
   });
 
   describe('with the test-only allowance of loopback', () => {
