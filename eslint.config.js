@@ -10,6 +10,15 @@ const folder = (name, why) => ({
   message: why,
 });
 const restrict = (...patterns) => ['error', { patterns }];
+/** A part beside the server (`dir` names it, plural): it knows nothing of the corpus, MCP, HTTP or auth, and gets typed options. */
+const besideTheServer = (dir) => [
+  folder('corpus', `${dir}/ know nothing of the corpus.`),
+  folder('mcp', `${dir}/ know nothing of MCP.`),
+  folder('http', `${dir}/ know nothing of the HTTP server.`),
+  folder('auth', `${dir}/ know nothing of auth.`),
+  { group: ['../config', '../config.js', '../config/*'], message: `${dir}/ get typed options, never config.` },
+  { group: ['@modelcontextprotocol/*'], message: `${dir}/ know nothing of MCP.` },
+];
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/'] },
@@ -159,12 +168,7 @@ export default tseslint.config(
       'no-restricted-imports': restrict(
         hono,
         folder('search', 'providers/ are HTTP clients only: ranking lives in search/.'),
-        folder('corpus', 'providers/ know nothing of the corpus.'),
-        folder('mcp', 'providers/ know nothing of MCP.'),
-        folder('http', 'providers/ know nothing of the HTTP server.'),
-        folder('auth', 'providers/ know nothing of auth.'),
-        { group: ['../config', '../config.js', '../config/*'], message: 'providers/ get typed options, never config.' },
-        { group: ['@modelcontextprotocol/*'], message: 'providers/ know nothing of MCP.' },
+        ...besideTheServer('providers'),
       ),
     },
   },
@@ -178,12 +182,7 @@ export default tseslint.config(
         hono,
         folder('search', 'local-models/ turn texts into vectors and scores: ranking lives in search/.'),
         folder('semantic', 'local-models/ know nothing of the semantic service that calls them.'),
-        folder('corpus', 'local-models/ know nothing of the corpus.'),
-        folder('mcp', 'local-models/ know nothing of MCP.'),
-        folder('http', 'local-models/ know nothing of the HTTP server.'),
-        folder('auth', 'local-models/ know nothing of auth.'),
-        { group: ['../config', '../config.js', '../config/*'], message: 'local-models/ get typed options, never config.' },
-        { group: ['@modelcontextprotocol/*'], message: 'local-models/ know nothing of MCP.' },
+        ...besideTheServer('local-models'),
       ),
     },
   },

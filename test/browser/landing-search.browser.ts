@@ -3,14 +3,13 @@
 // host would. Screenshot: artifacts/screenshots/landing-search.png.
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../support/test-server.js';
 import type { TestServer } from '../support/test-server.js';
 import { landingHostJs, viewerHtml } from '../support/viewer-html.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = resolve('artifacts/screenshots');
 
 describe('the landing page without authentication', () => {
@@ -20,10 +19,7 @@ describe('the landing page without authentication', () => {
   beforeAll(async () => {
     await mkdir(SHOTS, { recursive: true });
     server = await startTestServer({ viewerHtml: await viewerHtml(), landingHostJs: await landingHostJs() });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

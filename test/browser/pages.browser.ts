@@ -6,13 +6,12 @@ import { mkdir } from 'node:fs/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeUrl, CLIENT_REDIRECT_URI, freePort, pkcePair, register, startOidcUpstream, startSignInServer } from '../support/sign-in.js';
 import type { SignInServer, Upstream } from '../support/sign-in.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = resolve('artifacts/screenshots');
 const UPSTREAM_CLIENT = { id: 'corpus-upstream', secret: 'upstream-secret' };
 
@@ -24,10 +23,7 @@ describe('the pages a person sees', () => {
 
   beforeAll(async () => {
     await mkdir(SHOTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
     const port = await freePort();
     dataDir = await mkdtemp(join(tmpdir(), 'corpus-browser-'));
     upstream = await startOidcUpstream(`http://127.0.0.1:${port}/oauth/callback`, UPSTREAM_CLIENT);

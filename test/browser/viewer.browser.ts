@@ -5,8 +5,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePdf } from '../support/pdf-fixtures.js';
@@ -19,7 +19,6 @@ import { viewerHtml } from '../support/viewer-html.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 declare const window: any, document: any, getComputedStyle: any;
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = resolve('artifacts/screenshots');
 
 const paragraph = (topic: string, n: number) => `Paragraph ${n} about ${topic}: the keeper logs the weather, trims the wick and writes the hour in the book.\n\n`;
@@ -61,10 +60,7 @@ describe('the MCP Apps view in a host', () => {
     client = (await connectClient(server.mcpUrl)).client;
     const bundled = await build({ entryPoints: [resolve('test/browser/viewer-host.ts')], bundle: true, format: 'iife', platform: 'browser', write: false, logLevel: 'warning' });
     hostScript = bundled.outputFiles[0]!.text;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
