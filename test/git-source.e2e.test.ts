@@ -4,15 +4,14 @@
 // remote that stops, a token that stops working, a vanished ref and a commit over the size limit; a
 // force-push converges; a first boot the remote refuses stays up, not ready, and says why.
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from './support/eventually.js';
-import { createRepository, startGitHttpServer } from './support/git-repository.js';
-import type { GitHttpServer, TestRepository } from './support/git-repository.js';
+import { startGitHttpServer, testGitFixtures } from './support/git-repository.js';
+import type { GitHttpServer } from './support/git-repository.js';
 import { cleanUpSpawnedServers, spawnServer } from './support/spawned-server.js';
 import type { SpawnedServer } from './support/spawned-server.js';
 import { connectClient } from './support/test-server.js';
@@ -29,17 +28,7 @@ afterEach(async () => {
   for (const clean of cleanups.splice(0).reverse()) await clean();
 });
 
-function repository(): TestRepository {
-  const repo = createRepository();
-  cleanups.push(() => repo.remove());
-  return repo;
-}
-
-function corpusFolder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'corpus-mcp-git-e2e-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return join(dir, 'working-copy');
-}
+const { repository, folder: corpusFolder } = testGitFixtures(cleanups, 'corpus-mcp-git-e2e-', 'working-copy');
 
 async function client(server: SpawnedServer): Promise<Client> {
   const { client } = await connectClient(new URL(`${server.base}/mcp`));

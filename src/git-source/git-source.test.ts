@@ -1,11 +1,10 @@
 // The git source against real git: a local-path remote, and `git http-backend` behind an HTTP server
 // that demands the token.
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRepository, git, startGitHttpServer } from '../../test/support/git-repository.js';
+import { git, startGitHttpServer, testGitFixtures } from '../../test/support/git-repository.js';
 import type { GitHttpServer, TestRepository } from '../../test/support/git-repository.js';
 import type { Logger } from '../logger.js';
 import { GitError, gitRunner } from './git-command.js';
@@ -18,17 +17,7 @@ afterEach(async () => {
   for (const clean of cleanups.splice(0).reverse()) await clean();
 });
 
-function repository(): TestRepository {
-  const repo = createRepository();
-  cleanups.push(() => repo.remove());
-  return repo;
-}
-
-function folder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'corpus-mcp-wc-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return join(dir, 'corpus');
-}
+const { repository, folder } = testGitFixtures(cleanups, 'corpus-mcp-wc-', 'corpus');
 
 function recordingLogger(): Logger & { lines: Array<{ level: string; fields: Record<string, unknown>; msg: string }> } {
   const lines: Array<{ level: string; fields: Record<string, unknown>; msg: string }> = [];
@@ -219,8 +208,7 @@ describe('GitSource', () => {
     const waits = logger.lines.filter((l) => l.level === 'warn').map((l) => l.fields.retry_in_seconds);
     expect(waits).toEqual([3600, 7200, 14_400, 28_800, 28_800]);
     expect(logger.lines.filter((l) => l.level === 'warn').every((l) => l.msg.includes('last good commit keeps serving'))).toBe(true);
-    const again = createRepository(); // the remote comes back, with a new commit
-    cleanups.push(() => again.remove());
+    const again = repository(); // the remote comes back, with a new commit
     const second = again.commit({ 'a.md': 'two' });
     execFileSync('cp', ['-r', again.remote, repo.remote]);
     await source.syncNow('test');

@@ -37,6 +37,23 @@ export interface TestRepository {
   remove(): void;
 }
 
+/** What a test made, to remove after it: a repository and the folder a working copy goes in. */
+export function testGitFixtures(cleanups: Array<() => unknown>, folderPrefix: string, folderName: string) {
+  return {
+    repository(): TestRepository {
+      const repo = createRepository();
+      cleanups.push(() => repo.remove());
+      return repo;
+    },
+    /** A path inside a fresh temporary folder, not yet made: where the source is to clone. */
+    folder(): string {
+      const dir = mkdtempSync(join(tmpdir(), folderPrefix));
+      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+      return join(dir, folderName);
+    },
+  };
+}
+
 export function createRepository(prefix = 'corpus-mcp-git-'): TestRepository {
   const root = mkdtempSync(join(tmpdir(), prefix));
   const remote = join(root, 'remotes', 'docs.git');
