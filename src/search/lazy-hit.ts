@@ -15,8 +15,8 @@ export interface SearchHit {
   score: number;
   /**
    * At most ~300 characters of the chunk around its densest cluster of query terms. Computed on
-   * first read and then kept (a getter), so a caller that shows only some hits pays only for those.
-   * JSON.stringify includes it; a spread copy does not, so read it explicitly.
+   * first read and then kept (an own enumerable getter), so a caller that shows only some hits pays
+   * only for those; a spread copy and JSON.stringify read it.
    */
   snippet: string;
   /** Offsets of the chunk in the document text. */
@@ -56,11 +56,9 @@ export interface LazyHitParts {
 }
 
 /**
- * A search hit. Its snippet is a getter on the prototype that computes the snippet on first read and
- * keeps it: ranking stays cheap, and a caller that shows five of twenty hits pays for five. A
- * getter in an object literal would be an own property but makes V8 build every hit on a slow
- * path (about 20× the cost), so `toJSON` puts the snippet back into serialised hits. Spreading a
- * hit (`{ ...hit }`) copies only the data fields: read `hit.snippet` explicitly.
+ * A search hit. Its snippet is an own enumerable getter that computes the snippet on first read and
+ * keeps it: a caller that shows five of twenty hits pays for five, and a spread copy (`{ ...hit }`)
+ * keeps it. Only the hits asked for are built, so the getter's slower construction costs little.
  */
 export class LazyHit implements SearchHit {
   readonly chunkId: string;
@@ -72,6 +70,7 @@ export class LazyHit implements SearchHit {
   readonly end: number;
   declare readonly page?: number;
   declare readonly lastPage?: number;
+  declare readonly snippet: string;
   /** Read only when the snippet is: a document restored from a snapshot decodes its text on demand. */
   readonly #document: Document;
   readonly #tokenizer: Tokenizer;
@@ -94,9 +93,10 @@ export class LazyHit implements SearchHit {
     this.#document = document;
     this.#tokenizer = tokenizer;
     this.#queryTerms = queryTerms;
+    Object.defineProperty(this, 'snippet', { enumerable: true, get: () => this.#computeSnippet() });
   }
 
-  get snippet(): string {
+  #computeSnippet(): string {
     this.#snippet ??= makeSnippet(this.#tokenizer, this.#document.text, this.start, this.end, this.#queryTerms.snippetQuery());
     return this.#snippet;
   }

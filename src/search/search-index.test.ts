@@ -56,6 +56,13 @@ describe('SearchIndex', () => {
       expect(json.snippet).toBe(hit!.snippet);
     });
 
+    it('keeps the snippet in a spread copy of a hit', () => {
+      const [hit] = index.search('fly launch');
+      const copy = { ...hit! };
+      expect(copy.snippet).toContain('fly launch');
+      expect(copy.snippet).toBe(hit!.snippet);
+    });
+
     it('returns [] for an empty query, a query of stop words and a query of punctuation', () => {
       expect(index.search('')).toEqual([]);
       expect(index.search('the of and')).toEqual([]);
