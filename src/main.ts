@@ -179,7 +179,6 @@ async function main(): Promise<void> {
     holder: { set: (corpus) => holder.set({ ...corpus, ...(builtCommit !== undefined ? { commit: builtCommit } : {}) }), fail: (error) => holder.fail(error) },
     job,
     logger,
-    reuse: true,
     // The boot takes the check started above; a reload goes to a build process, which checks the
     // snapshot itself (its memory, reading changed files included, leaves with it).
     run: async (next, onProgress) => {

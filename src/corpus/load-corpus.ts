@@ -31,8 +31,6 @@ export interface LoadCorpusOptions {
   onRead?: OnRead;
   /** Told after every file read and every file done with (a document or a skip); cheap to call often. */
   onProgress?: (progress: LoadProgress) => void;
-  /** Return no documents rather than throw: the caller serves documents of its own beside them (a reload's reuse). */
-  allowEmpty?: boolean;
 }
 
 /** Files of the walk: `read` from disk so far, `done` (extracted or skipped) out of `total`. */
@@ -150,7 +148,7 @@ export async function loadCorpus(root: string, options: LoadCorpusOptions = {}):
   skipped.sort((a, b) => compare(a.path, b.path));
   warnings.sort((a, b) => compare(a.path, b.path));
 
-  if (documents.length === 0 && options.allowEmpty !== true) {
+  if (documents.length === 0) {
     const found = skipped.length === 0 ? 'is empty' : `contains no documents to index (${summarise(skipped)})`;
     throw fail('no_documents', found, `add ${FILES} to it, or set CORPUS_DIR to another folder`);
   }

@@ -24,11 +24,6 @@ export interface IndexJob {
    * job builds and writes a fresh snapshot without reading the old one again.
    */
   snapshotRefused?: SnapshotRefusalReport;
-  /**
-   * A private file where a build keeps each file's document and tokens, and the next build takes them
-   * for files unchanged since (build-reuse.ts). Default none: every build reads every file.
-   */
-  reuseFile?: string;
 }
 
 /** What the snapshot's header carries besides the index: what the tools report beside it. */

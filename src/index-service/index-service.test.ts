@@ -191,30 +191,6 @@ describe('IndexService', () => {
       }
     });
 
-    it('with reuse, hands every build process the same kept file, and a reload still serves the change like a full build', async () => {
-      const sink = recordingSink();
-      const jobs: IndexJob[] = [];
-      const service = new IndexService({
-        holder: sink,
-        job: job({ indexFile: undefined }),
-        logger: silentLogger,
-        reuse: true,
-        run: (next, onProgress) => {
-          jobs.push(next);
-          return runInChild(next, { onProgress });
-        },
-      });
-      await service.start();
-      await writeFile(join(corpus, 'lighthouse.md'), '# Lighthouse\n\nThe harbour master keeps the tide tables.\n');
-      expect(await service.reload('test')).toMatchObject({ outcome: 'ok', origin: 'build', generation: 2 });
-      expect(jobs[0]?.reuseFile).toEqual(expect.any(String));
-      expect(jobs[1]?.reuseFile).toBe(jobs[0]?.reuseFile);
-      expect(sink.current!.index.search('tide tables')[0]?.source).toBe('lighthouse.md');
-      const full = await runInChild(job({ indexFile: undefined }));
-      const { decodeIndexSnapshot } = await import('../search/index-snapshot.js');
-      expect(hitsOf(sink.current!.index)).toEqual(hitsOf(decodeIndexSnapshot(full.bytes).index));
-    });
-
     it('keeps the old index serving when the rebuild fails, and records why', async () => {
       const { service, sink } = await boot({ indexFile: undefined });
       await rm(corpus, { recursive: true, force: true });

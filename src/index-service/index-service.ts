@@ -5,10 +5,6 @@
 // holder once per call, so a call that started on generation n finishes on it. A reload that fails
 // leaves the serving index alone and is reported in `status`.
 import { skippedCounts } from '../corpus/document.js';
-import { rmSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from '../logger.js';
 import { decodeIndexSnapshotSteps } from '../search/index-snapshot.js';
@@ -72,11 +68,6 @@ export interface IndexServiceOptions {
    * uses the snapshot file when it matches.
    */
   run?: (job: IndexJob, onProgress: (progress: BuildProgress) => void) => Promise<IndexJobResult>;
-  /**
-   * Each build keeps its documents and tokens in a private folder of its own, and the next reads and
-   * tokenizes only the files that changed (build-reuse.ts). Default false.
-   */
-  reuse?: boolean;
 }
 
 export class IndexService {
@@ -84,8 +75,6 @@ export class IndexService {
   readonly #job: IndexJob;
   readonly #logger: Logger;
   readonly #run: NonNullable<IndexServiceOptions['run']>;
-  readonly #reuse: boolean;
-  #reuseFile: Promise<string | undefined> | undefined;
   #generation = 0;
   #progress: BuildProgress | undefined;
   #running: Promise<ReloadRecord> | undefined;
@@ -99,24 +88,6 @@ export class IndexService {
     this.#job = options.job;
     this.#logger = options.logger;
     this.#run = options.run ?? ((job, onProgress) => runInChild(job, { onProgress }));
-    this.#reuse = options.reuse ?? false;
-  }
-
-  /** The job of a run: with the file builds keep for the next when reusing, made at the first run. */
-  async #jobToRun(): Promise<IndexJob> {
-    if (!this.#reuse || this.#job.reuseFile !== undefined) return this.#job;
-    this.#reuseFile ??= mkdtemp(join(tmpdir(), 'corpus-mcp-reuse-')).then(
-      (folder) => {
-        process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
-        return join(folder, 'kept.bin');
-      },
-      (error: unknown) => {
-        this.#logger.warn({ reason: error instanceof Error ? error.message : String(error) }, 'no private folder for kept builds; every reload reads every file');
-        return undefined;
-      },
-    );
-    const reuseFile = await this.#reuseFile;
-    return reuseFile === undefined ? this.#job : { ...this.#job, reuseFile };
   }
 
   status(): IndexStatus {
@@ -182,7 +153,7 @@ export class IndexService {
     let record: ReloadRecord;
     this.#progress = { phase: 'starting', done: 0, total: 0 };
     try {
-      const result = await this.#run(await this.#jobToRun(), (progress) => {
+      const result = await this.#run(this.#job, (progress) => {
         this.#progress = progress;
       });
       this.#progress = { phase: 'decode', done: 0, total: 0 };
